@@ -1,0 +1,17 @@
+import { listWorkspaces } from "./operations/workspaces";
+
+/**
+ * The route catalogue: every public operation exactly once. The gateway reads scopes, costs and
+ * MCP tool names from it, the regional Worker registers its handlers against it, and the OpenAPI
+ * document is generated from it. Add a route here and it gets all of those.
+ */
+export const operations = {
+  listWorkspaces,
+} as const;
+
+export type OperationId = keyof typeof operations;
+
+export const catalogue = Object.values(operations);
+
+/** Routes the reference names as removed: they answer 410 `route_removed`. */
+export const removedRoutes = [{ method: "GET", path: "/record-email-attachment-download" }] as const;

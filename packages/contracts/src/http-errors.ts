@@ -1,0 +1,51 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { ApiError, type ErrorCode, errorBody } from "./errors";
+
+const codeForStatus: Partial<Record<number, ErrorCode>> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  404: "not_found",
+  405: "method_not_allowed",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
+/** Turns anything thrown in a handler into an ApiError; unknown failures become a bare 500. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof HTTPException) {
+    const code = codeForStatus[error.status];
+    // Hono's own 4xx (malformed JSON, body limit) carry a safe message; keep it.
+    if (code) return new ApiError(code, error.message || "Bad request");
+  }
+  return new ApiError("internal_error", "Internal error");
+}
+
+/**
+ * The single error hook of both Workers: every failure leaves in the same envelope with the
+ * request id of the `X-Request-Id` header. Unexpected errors are logged, never shown.
+ */
+export function respondWithError(error: unknown, c: Context, requestId: string): Response {
+  const apiError = toApiError(error);
+  if (apiError.code === "internal_error" && error !== apiError) {
+    console.error(JSON.stringify({ requestId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
+  }
+  return c.json(errorBody(apiError, requestId), apiError.status, { ...apiError.headers, "x-request-id": requestId });
+}
+
+interface ValidationFailure {
+  success: false;
+  target: string;
+  error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> };
+}
+
+/** zod-openapi `defaultHook`: a failed validation becomes 400 `invalid_request` with a details list. */
+export function validationHook(result: { success: true } | ValidationFailure): void {
+  if (result.success) return;
+  const details = result.error.issues.map((issue) => ({
+    path: [result.target, ...issue.path.map(String)].join("."),
+    message: issue.message,
+  }));
+  throw new ApiError("invalid_request", "The request is not valid; see details.", details);
+}

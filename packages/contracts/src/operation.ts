@@ -1,0 +1,109 @@
+import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import { errorBodySchema } from "./errors";
+import type { Scope } from "./scopes";
+
+export const tags = ["Workspaces", "CRM", "Records", "Tasks", "Notes", "Inbox", "Meetings", "Webhooks", "Usage"] as const;
+export type Tag = (typeof tags)[number];
+
+/** Token cost in integer units: 0.2 displayed = 20 units (DESIGN.md section 4). */
+export const costUnits = { free: 0, read: 20, write: 40 } as const;
+
+type Method = "get" | "post" | "put" | "patch" | "delete";
+
+interface OperationSpec<R extends RouteConfig> {
+  operationId: string;
+  tag: Tag;
+  summary: string;
+  description?: string;
+  /** Scope both security schemes require; null when none is needed. */
+  scope: Scope | null;
+  costUnits: number;
+  /** Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). */
+  mcpTool: string;
+  method: R["method"] & Method;
+  /** Path template relative to `{base_url}` (which already holds `/api/v1`), OpenAPI style `{id}`. */
+  path: R["path"];
+  request?: R["request"];
+  responses: R["responses"];
+}
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { "application/json": { schema: errorBodySchema } },
+});
+
+/** The failures every operation can answer with, so each route's OpenAPI entry lists them. */
+function standardErrors(method: Method) {
+  const errors: RouteConfig["responses"] = {
+    400: errorResponse("Invalid request: validation `details`, `invalid_cursor`, organization selection"),
+    401: errorResponse("Token missing (`unauthorized`) or malformed, unknown, expired or revoked (`invalid_token`)"),
+    403: errorResponse("Missing scope (`insufficient_scope`), workspace outside the credential's reach, or role"),
+    404: errorResponse("Unknown id, or an id of another organization"),
+    429: errorResponse("Rate limit exceeded (`rate_limited`); see `Retry-After` and `retryAfterMs`"),
+    500: errorResponse("Internal error; quote `requestId` to support"),
+  };
+  if (method !== "get") {
+    errors[409] = errorResponse("Conflict, or the same `Idempotency-Key` is still in flight");
+    errors[413] = errorResponse("Body larger than 1 MiB");
+    errors[415] = errorResponse("Body is not `application/json`");
+    errors[422] = errorResponse("`Idempotency-Key` reused with a different request");
+  }
+  return errors;
+}
+
+const idempotencyHeader = z.object({
+  "idempotency-key": z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: "Idempotency-Key", in: "header" },
+      description: "1 to 200 characters. Retrying with the same key replays the first result for 24 hours.",
+    }),
+});
+
+/**
+ * One public operation of the route catalogue: its HTTP contract (a zod-openapi route) plus
+ * what the gateway needs (scope, cost, MCP tool name). Everything about a route is said here once.
+ */
+export function defineOperation<const R extends RouteConfig>(spec: OperationSpec<R>) {
+  const security = [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }];
+  const request = spec.method === "get" ? spec.request : { headers: idempotencyHeader, ...spec.request };
+  const route = createRoute({
+    method: spec.method,
+    path: spec.path,
+    operationId: spec.operationId,
+    tags: [spec.tag],
+    summary: spec.summary,
+    description: spec.description,
+    security,
+    request,
+    responses: { ...standardErrors(spec.method), ...spec.responses },
+    "x-scope": spec.scope,
+    "x-token-cost": spec.costUnits / 100,
+    "x-mcp-tool": spec.mcpTool,
+  } as R);
+  return {
+    operationId: spec.operationId,
+    method: spec.method,
+    path: spec.path,
+    tag: spec.tag,
+    scope: spec.scope,
+    costUnits: spec.costUnits,
+    mcpTool: spec.mcpTool,
+    route,
+  };
+}
+
+export type Operation = ReturnType<typeof defineOperation>;
+
+/** JSON response helper for the success entry of `responses`. */
+export const jsonResponse = <T extends z.ZodType>(description: string, schema: T) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+/** Strict JSON request body: unknown properties are rejected, never silently dropped. */
+export const jsonBody = <T extends z.ZodType>(schema: T, required = true) => ({
+  required,
+  content: { "application/json": { schema } },
+});

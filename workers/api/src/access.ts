@@ -1,0 +1,77 @@
+import { ApiError, type ActorContext, type WorkspaceRole } from "@crm/contracts";
+import { regional } from "@crm/db";
+import { and, eq, inArray, isNotNull, type SQL } from "drizzle-orm";
+import type { Database } from "./env";
+
+const { workspaces, workspaceMembers } = regional;
+
+const roleRank: Record<WorkspaceRole, number> = { viewer: 0, member: 1, manager: 2, admin: 3, owner: 4 };
+
+export interface WorkspaceAccess {
+  role: WorkspaceRole | null;
+  isInheritedAccess: boolean;
+  inboxAccess: "all" | "record_read" | "record_reply";
+}
+
+/** Organization admins and owners reach every workspace of the organization, as do apps and agents. */
+const reachesEveryWorkspace = (actor: ActorContext) =>
+  actor.actor.type !== "user" || actor.organizationRole === "owner" || actor.organizationRole === "admin";
+
+/**
+ * The condition a workspace row must meet to be visible to the actor: in the actor's organization,
+ * inside the credential's workspace limit, and (for ordinary users) a workspace they are a member of.
+ * Expects `workspace_members` left-joined for the actor's user id.
+ */
+export function visibleWorkspaces(actor: ActorContext): SQL {
+  const conditions: (SQL | undefined)[] = [eq(workspaces.organizationId, actor.organizationId)];
+  if (actor.workspaceIds) conditions.push(inArray(workspaces.id, actor.workspaceIds));
+  if (!reachesEveryWorkspace(actor)) conditions.push(isNotNull(workspaceMembers.userId));
+  return and(...conditions) as SQL;
+}
+
+export const memberJoin = (actor: ActorContext) =>
+  and(eq(workspaceMembers.workspaceId, workspaces.id), eq(workspaceMembers.userId, actor.actor.id)) as SQL;
+
+/** Effective role and inheritance of one visible workspace for the actor (null role for apps and agents). */
+export function accessOf(
+  actor: ActorContext,
+  membership: { role: WorkspaceRole; inboxAccess: WorkspaceAccess["inboxAccess"] } | null,
+): WorkspaceAccess {
+  if (actor.actor.type !== "user") return { role: null, isInheritedAccess: true, inboxAccess: "all" };
+  const organizationRole = actor.organizationRole === "owner" || actor.organizationRole === "admin" ? actor.organizationRole : null;
+  if (!membership) return { role: organizationRole, isInheritedAccess: true, inboxAccess: "all" };
+  const role =
+    organizationRole && roleRank[organizationRole] > roleRank[membership.role] ? organizationRole : membership.role;
+  return { role, isInheritedAccess: false, inboxAccess: organizationRole ? "all" : membership.inboxAccess };
+}
+
+/**
+ * Resolves a workspace the request names. Another organization's workspace is 404 (no existence
+ * leak); one of the actor's organization outside the key's limit or the user's access is 403.
+ */
+export async function requireWorkspace(db: Database, actor: ActorContext, workspaceId: string) {
+  const [row] = await db
+    .select({
+      workspace: workspaces,
+      memberRole: workspaceMembers.role,
+      inboxAccess: workspaceMembers.inboxAccess,
+    })
+    .from(workspaces)
+    .leftJoin(workspaceMembers, memberJoin(actor))
+    .where(eq(workspaces.id, workspaceId))
+    .limit(1);
+  if (!row || row.workspace.organizationId !== actor.organizationId) throw new ApiError("not_found", "Workspace not found");
+  const visible =
+    (!actor.workspaceIds || actor.workspaceIds.includes(workspaceId)) && (reachesEveryWorkspace(actor) || row.memberRole);
+  if (!visible) throw new ApiError("workspace_forbidden", "This credential cannot reach that workspace");
+  const membership = row.memberRole && row.inboxAccess ? { role: row.memberRole, inboxAccess: row.inboxAccess } : null;
+  return { workspace: row.workspace, access: accessOf(actor, membership) };
+}
+
+/** Refuses the action unless the actor's role in the workspace is at least `minimum` (apps and agents pass). */
+export function requireRole(access: WorkspaceAccess, minimum: WorkspaceRole): void {
+  if (access.role === null && access.isInheritedAccess) return;
+  if (!access.role || roleRank[access.role] < roleRank[minimum]) {
+    throw new ApiError("forbidden", `This action needs the ${minimum} role or higher in the workspace`);
+  }
+}

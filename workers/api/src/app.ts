@@ -1,0 +1,70 @@
+import { ApiError, actorContextHeader, catalogue, respondWithError, validationHook, verifyActorContext } from "@crm/contracts";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { drizzle } from "drizzle-orm/d1";
+import { Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { type AppEnv, assertRegionEnv } from "./env";
+import { handlers } from "./handlers";
+import { idempotency } from "./idempotency";
+import { seedRoutes } from "./seed/route";
+
+const maxBodyBytes = 1024 * 1024;
+
+/**
+ * Only requests that came through the gateway are served: the signed actor context must verify,
+ * be fresh, and name the operation being served (no replay of a context against another route).
+ */
+const gatewayContext =
+  (operationId: string): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const actor = await verifyActorContext(c.req.header(actorContextHeader), c.env.GATEWAY_CONTEXT_SECRET);
+    if (!actor || actor.operationId !== operationId) {
+      throw new ApiError("unauthorized", "Requests must come through the API gateway");
+    }
+    c.set("actor", actor);
+    c.set("requestId", actor.requestId);
+    await next();
+  };
+
+/** JSON routes take JSON: a body of another media type is 415, before validation reads it. */
+const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const hasBody = c.req.header("content-length") !== undefined && c.req.header("content-length") !== "0";
+  const chunked = c.req.header("transfer-encoding") !== undefined;
+  const type = c.req.header("content-type") ?? "";
+  if ((hasBody || chunked) && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
+    throw new ApiError("unsupported_media_type", "Send the request body as application/json");
+  }
+  await next();
+};
+
+export function createApp() {
+  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  const app = new Hono<AppEnv>();
+  app.use(async (c, next) => {
+    assertRegionEnv(c.env);
+    c.set("requestId", c.req.header("x-request-id") ?? crypto.randomUUID());
+    c.set("db", drizzle(c.env.DB));
+    await next();
+  });
+  app.use(
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: () => {
+        throw new ApiError("payload_too_large", "The request body is larger than 1 MiB");
+      },
+    }),
+  );
+
+  for (const operation of catalogue) {
+    const handler = handlers[operation.operationId as keyof typeof handlers];
+    const middleware = [gatewayContext(operation.operationId), jsonOnly, idempotency];
+    api.openapi({ ...operation.route, middleware }, handler as never);
+  }
+  app.route("/api/v1", api);
+  app.route("/__dev", seedRoutes);
+
+  app.notFound((c) => respondWithError(new ApiError("not_found", "No such route"), c, c.var.requestId));
+  app.onError((error, c) => respondWithError(error, c, c.var.requestId ?? crypto.randomUUID()));
+  return app;
+}

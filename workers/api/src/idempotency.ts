@@ -1,0 +1,127 @@
+import { ApiError } from "@crm/contracts";
+import { regional } from "@crm/db";
+import { and, eq, lt, or } from "drizzle-orm";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./env";
+
+const { idempotencyKeys } = regional;
+
+const retentionMs = 24 * 60 * 60 * 1000;
+/** How long an in-flight claim holds before it is taken to be abandoned by a dead Worker. */
+const inFlightLockMs = 60_000;
+const writeMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** `Idempotency-Key` is 1–200 characters, bare or as a quoted string. */
+export function parseIdempotencyKey(header: string): string {
+  const key = header.length >= 2 && header.startsWith('"') && header.endsWith('"') ? header.slice(1, -1) : header;
+  if (key.length < 1 || key.length > 200) {
+    throw new ApiError("invalid_idempotency_key", "Idempotency-Key must be 1 to 200 characters long");
+  }
+  return key;
+}
+
+/** JSON with object keys sorted, so the same request written in another key order hashes the same. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+async function requestHash(method: string, url: URL, body: string): Promise<string> {
+  let canonicalBody = body;
+  try {
+    if (body) canonicalBody = canonicalJson(JSON.parse(body));
+  } catch {
+    // Not JSON: the validator will refuse it; hash the raw text meanwhile.
+  }
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(`${method} ${url.pathname}${url.search}\n${canonicalBody}`),
+  );
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Idempotency for every write (DESIGN.md section 5). The first request with a key claims it; a
+ * replay of the same request gets the stored status and body with `Idempotent-Replayed: true`
+ * and runs nothing (so it emits no second event). 5xx and 429 results are not kept.
+ */
+export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const header = c.req.header("idempotency-key");
+  if (header === undefined || !writeMethods.has(c.req.method)) return next();
+  const key = parseIdempotencyKey(header);
+  const { db, actor } = c.var;
+  const hash = await requestHash(c.req.method, new URL(c.req.url), await c.req.text());
+  const now = Date.now();
+  const identity = {
+    organizationId: actor.organizationId,
+    credentialId: actor.credential.id,
+    key,
+  };
+  const claimed = await db
+    .insert(idempotencyKeys)
+    .values({ ...identity, requestHash: hash, state: "in_flight", lockedUntil: now + inFlightLockMs, expiresAt: now + retentionMs })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.organizationId, idempotencyKeys.credentialId, idempotencyKeys.key],
+      set: {
+        requestHash: hash,
+        state: "in_flight",
+        responseStatus: null,
+        responseBody: null,
+        lockedUntil: now + inFlightLockMs,
+        expiresAt: now + retentionMs,
+      },
+      // Take over only an expired record or an abandoned claim of the same request.
+      setWhere: or(
+        lt(idempotencyKeys.expiresAt, now),
+        and(eq(idempotencyKeys.state, "in_flight"), lt(idempotencyKeys.lockedUntil, now), eq(idempotencyKeys.requestHash, hash)),
+      ),
+    })
+    .returning({ key: idempotencyKeys.key });
+
+  const where = and(
+    eq(idempotencyKeys.organizationId, identity.organizationId),
+    eq(idempotencyKeys.credentialId, identity.credentialId),
+    eq(idempotencyKeys.key, key),
+  );
+  if (claimed.length === 0) {
+    const [existing] = await db.select().from(idempotencyKeys).where(where);
+    if (!existing) throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is in flight");
+    if (existing.requestHash !== hash) {
+      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used for a different request");
+    }
+    if (existing.state === "in_flight" || existing.responseStatus === null) {
+      throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still in flight; retry later");
+    }
+    return c.body(existing.responseBody, existing.responseStatus as 200, {
+      "content-type": "application/json",
+      "idempotent-replayed": "true",
+    });
+  }
+
+  try {
+    await next();
+  } catch (error) {
+    await db.delete(idempotencyKeys).where(where);
+    throw error;
+  }
+  const status = c.res.status;
+  if (status >= 500 || status === 429) {
+    await db.delete(idempotencyKeys).where(where);
+    return;
+  }
+  const responseBody = await c.res.clone().text();
+  await db
+    .update(idempotencyKeys)
+    .set({ state: "completed", responseStatus: status, responseBody, lockedUntil: now })
+    .where(where);
+};
+
+/** Drops records past their 24 h retention (run by the regional Worker's cron trigger). */
+export async function purgeExpiredIdempotencyKeys(db: AppEnv["Variables"]["db"], now = Date.now()) {
+  await db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now));
+}
+

@@ -1,0 +1,74 @@
+import { ApiError, type Pagination, signToken, verifyToken } from "@crm/contracts";
+import { and, asc, desc, eq, gt, lt, or, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+
+type KeysetValue = string | number;
+
+/** One column of a list's total order; the last one must be unique (the id). */
+export interface KeysetColumn<Row> {
+  column: SQLiteColumn;
+  direction: "asc" | "desc";
+  valueIn: (row: Row) => KeysetValue;
+}
+
+interface CursorPayload {
+  /** What the cursor belongs to: the list and its filters. A cursor of another list is refused. */
+  s: string;
+  /** Keyset position: the order values of the last row served. */
+  p: KeysetValue[];
+}
+
+/** Rows strictly after `position` in the given order: (a > x) or (a = x and b > y) … */
+function after<Row>(order: KeysetColumn<Row>[], position: KeysetValue[]): SQL {
+  const clauses: SQL[] = [];
+  for (let i = 0; i < order.length; i++) {
+    const { column, direction } = order[i] as KeysetColumn<Row>;
+    const value = position[i] as KeysetValue;
+    const equalPrefix = order.slice(0, i).map((prior, j) => eq(prior.column, position[j] as KeysetValue));
+    const beyond = direction === "asc" ? gt(column, value) : lt(column, value);
+    clauses.push(and(...equalPrefix, beyond) as SQL);
+  }
+  return or(...clauses) as SQL;
+}
+
+export interface PageRequest<Row> {
+  /** Identifies the list and every filter that shapes it, e.g. `workspaces:<org>`. */
+  scope: string;
+  limit: number;
+  cursor: string | undefined;
+  order: KeysetColumn<Row>[];
+  /** Runs the query: rows matching the list's filters and `position`, in `orderBy`, at most `limit`. */
+  fetch: (query: { after: SQL | undefined; orderBy: SQL[]; limit: number }) => Promise<Row[]>;
+}
+
+/**
+ * The one pagination helper: keyset pagination over a stable total order, so rows inserted
+ * while a client pages never cause duplicates or gaps among rows that existed at the start.
+ * Cursors are opaque and HMAC-protected; a tampered or foreign cursor is `invalid_cursor`.
+ */
+export async function paginate<Row>(
+  request: PageRequest<Row>,
+  secret: string,
+): Promise<{ data: Row[]; pagination: Pagination }> {
+  let position: KeysetValue[] | undefined;
+  if (request.cursor !== undefined) {
+    const payload = (await verifyToken(request.cursor, secret)) as CursorPayload | null;
+    if (!payload || payload.s !== request.scope || !Array.isArray(payload.p) || payload.p.length !== request.order.length) {
+      throw new ApiError("invalid_cursor", "The cursor is not valid for this list; start again without it.");
+    }
+    position = payload.p;
+  }
+  const rows = await request.fetch({
+    after: position ? after(request.order, position) : undefined,
+    orderBy: request.order.map(({ column, direction }) => (direction === "asc" ? asc(column) : desc(column))),
+    limit: request.limit + 1,
+  });
+  const hasMore = rows.length > request.limit;
+  const data = hasMore ? rows.slice(0, request.limit) : rows;
+  const last = data.at(-1);
+  const cursor =
+    hasMore && last
+      ? await signToken({ s: request.scope, p: request.order.map((key) => key.valueIn(last)) } satisfies CursorPayload, secret)
+      : null;
+  return { data, pagination: { cursor, hasMore } };
+}

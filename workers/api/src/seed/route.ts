@@ -1,0 +1,38 @@
+import { ApiError, verifyToken } from "@crm/contracts";
+import { regional } from "@crm/db";
+import { inArray } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { Hono } from "hono";
+import { createWorkspaceStatements, type NewWorkspace } from "../domain/workspaces";
+import type { AppEnv } from "../env";
+
+interface RegionSeed {
+  purpose: "seed";
+  issuedAt: number;
+  workspaces: NewWorkspace[];
+}
+
+/**
+ * Local-development seed, reachable only when DEV_TOOLS is on and only with a payload the gateway
+ * signed. Creates the demo workspaces through the same code path as any workspace; idempotent.
+ */
+export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
+  if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
+  const seed = (await verifyToken(await c.req.text(), c.env.GATEWAY_CONTEXT_SECRET)) as RegionSeed | null;
+  if (!seed || seed.purpose !== "seed" || Math.abs(Date.now() - seed.issuedAt) > 60_000) {
+    throw new ApiError("unauthorized", "Seed payloads must be signed by the gateway");
+  }
+  const db = drizzle(c.env.DB);
+  const ids = seed.workspaces.map((workspace) => workspace.id);
+  const existing = new Set(
+    (await db.select({ id: regional.workspaces.id }).from(regional.workspaces).where(inArray(regional.workspaces.id, ids))).map(
+      (row) => row.id,
+    ),
+  );
+  const statements = seed.workspaces
+    .filter((workspace) => !existing.has(workspace.id))
+    .flatMap((workspace, index) => createWorkspaceStatements(db, workspace, seed.issuedAt + index));
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+  return c.json({ created: seed.workspaces.length - existing.size, region: c.env.REGION });
+});

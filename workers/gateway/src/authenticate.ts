@@ -1,0 +1,114 @@
+import { ApiError, isScope, type Scope } from "@crm/contracts";
+import { control } from "@crm/db";
+import { and, eq } from "drizzle-orm";
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+import { apiKeyPrefix, hashApiKey, sameDigest } from "./api-keys";
+import type { GatewayVariables, Region } from "./env";
+
+const { apiKeys, organizations, organizationMembers } = control;
+
+const realm = 'Bearer realm="api"';
+const bearerPattern = /^bearer ([^\s]+)$/i;
+
+export const unauthorized = () =>
+  new ApiError("unauthorized", "Send a token as `Authorization: Bearer <token>`", undefined, { "www-authenticate": realm });
+
+export const invalidToken = (reason: string) =>
+  new ApiError("invalid_token", `The token is ${reason}`, undefined, {
+    "www-authenticate": `${realm}, error="invalid_token"`,
+  });
+
+export const insufficientScope = (scope: Scope) =>
+  new ApiError("insufficient_scope", `This operation needs the scope ${scope}`, { requiredScope: scope }, {
+    "www-authenticate": `${realm}, error="insufficient_scope", scope="${scope}"`,
+  });
+
+/** The token of an `Authorization: Bearer <token>` header (keyword case-insensitive, one space). */
+export function bearerToken(header: string | undefined): string {
+  if (!header) throw unauthorized();
+  const match = bearerPattern.exec(header);
+  if (!match?.[1]) {
+    if (/^bearer\b/i.test(header)) throw invalidToken("malformed");
+    throw unauthorized();
+  }
+  return match[1];
+}
+
+interface KeyRecord {
+  id: string;
+  organizationId: string;
+  region: Region;
+  ownerType: "user" | "agent";
+  ownerId: string;
+  secretHash: string;
+  scopes: string[];
+  workspaceIds: string[] | null;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  organizationRole: "owner" | "admin" | "member" | null;
+}
+
+/**
+ * Verified key rows are kept per isolate for a short while: authentication is on every request's
+ * path. Revocation therefore takes effect everywhere within this time (DESIGN.md: within 60 s).
+ */
+const keyCacheMs = 30_000;
+const keyCache = new Map<string, { record: KeyRecord | null; loadedAt: number }>();
+
+async function loadKey(db: DrizzleD1Database, prefix: string, now: number): Promise<KeyRecord | null> {
+  const cached = keyCache.get(prefix);
+  if (cached && now - cached.loadedAt < keyCacheMs) return cached.record;
+  const [row] = await db
+    .select({
+      id: apiKeys.id,
+      organizationId: apiKeys.organizationId,
+      region: organizations.region,
+      ownerType: apiKeys.ownerType,
+      ownerId: apiKeys.ownerId,
+      secretHash: apiKeys.secretHash,
+      scopes: apiKeys.scopes,
+      workspaceIds: apiKeys.workspaceIds,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+      organizationRole: organizationMembers.role,
+    })
+    .from(apiKeys)
+    .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
+    .leftJoin(
+      organizationMembers,
+      and(eq(organizationMembers.organizationId, apiKeys.organizationId), eq(organizationMembers.userId, apiKeys.ownerId)),
+    )
+    .where(eq(apiKeys.prefix, prefix))
+    .limit(1);
+  const record = row ?? null;
+  keyCache.set(prefix, { record, loadedAt: now });
+  return record;
+}
+
+/** Forgets a key in this isolate at once, e.g. right after it was revoked here. */
+export const forgetKey = (prefix: string) => keyCache.delete(prefix);
+
+/** Authenticates an API key and returns the actor it speaks for. */
+export async function authenticateApiKey(
+  db: DrizzleD1Database,
+  token: string,
+  now = Date.now(),
+): Promise<GatewayVariables["actor"]> {
+  const prefix = apiKeyPrefix(token);
+  if (!prefix) throw invalidToken("malformed or unknown");
+  const record = await loadKey(db, prefix, now);
+  if (!record || !sameDigest(await hashApiKey(token), record.secretHash)) throw invalidToken("malformed or unknown");
+  if (record.revokedAt !== null && record.revokedAt <= now) throw invalidToken("revoked");
+  if (record.expiresAt !== null && record.expiresAt <= now) throw invalidToken("expired");
+  // A user who left the organization takes no access with their old keys.
+  if (record.ownerType === "user" && record.organizationRole === null) throw invalidToken("revoked");
+  return {
+    organizationId: record.organizationId,
+    region: record.region,
+    actor: { type: record.ownerType, id: record.ownerId },
+    credential: { type: "api_key", id: record.id },
+    scopes: record.scopes.filter(isScope),
+    workspaceIds: record.workspaceIds,
+    organizationRole: record.ownerType === "user" ? record.organizationRole : null,
+  };
+}
