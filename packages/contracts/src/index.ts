@@ -7,3 +7,4 @@ export * from "./operations/workspaces";
 export * from "./pagination";
 export * from "./scopes";
 export * from "./http-errors";
+export * from "./openapi";

@@ -2,8 +2,19 @@ import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
 import { errorBodySchema } from "./errors";
 import type { Scope } from "./scopes";
 
-export const tags = ["Workspaces", "CRM", "Records", "Tasks", "Notes", "Inbox", "Meetings", "Webhooks", "Usage"] as const;
-export type Tag = (typeof tags)[number];
+/** Operation groups of the reference (plus Usage), as they appear in the OpenAPI document. */
+export const tagDescriptions = {
+  Workspaces: "Workspaces of the organization the credential belongs to",
+  CRM: "Object types, fields, select options and saved record views",
+  Records: "CRM records",
+  Tasks: "Tasks linked to records",
+  Notes: "Notes on records",
+  Inbox: "Shared inbox conversations, views and drafts",
+  Meetings: "Meetings with recording and transcript metadata",
+  Webhooks: "Outbound webhook subscriptions and deliveries",
+  Usage: "Token usage of the organization",
+} as const;
+export type Tag = keyof typeof tagDescriptions;
 
 /** Token cost in integer units: 0.2 displayed = 20 units (DESIGN.md section 4). */
 export const costUnits = { free: 0, read: 20, write: 40 } as const;

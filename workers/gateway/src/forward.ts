@@ -25,9 +25,11 @@ export async function forwardToRegion(c: Context<GatewayAppEnv>, operation: Oper
   const url = new URL(c.req.url);
   const regionService = region === "eu" ? c.env.API_EU : c.env.API_US;
   const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
-  return regionService.fetch(`https://api.${region}.internal${url.pathname}${url.search}`, {
+  const response = await regionService.fetch(`https://api.${region}.internal${url.pathname}${url.search}`, {
     method: c.req.method,
     headers,
     body: hasBody ? c.req.raw.body : null,
   });
+  // A fetched response has immutable headers; the gateway still adds its own (X-Request-Id, limits).
+  return new Response(response.body, response);
 }

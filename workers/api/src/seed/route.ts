@@ -9,6 +9,8 @@ import type { AppEnv } from "../env";
 interface RegionSeed {
   purpose: "seed";
   issuedAt: number;
+  /** Creation time of the demo rows: fixed, so that a re-seed writes identical data. */
+  createdAt: number;
   workspaces: NewWorkspace[];
 }
 
@@ -29,9 +31,10 @@ export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
       (row) => row.id,
     ),
   );
-  const statements = seed.workspaces
-    .filter((workspace) => !existing.has(workspace.id))
-    .flatMap((workspace, index) => createWorkspaceStatements(db, workspace, seed.issuedAt + index));
+  // Creation times one millisecond apart give the demo workspaces a fixed order.
+  const statements = seed.workspaces.flatMap((workspace, index) =>
+    existing.has(workspace.id) ? [] : createWorkspaceStatements(db, workspace, seed.createdAt + index),
+  );
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
   return c.json({ created: seed.workspaces.length - existing.size, region: c.env.REGION });

@@ -1,0 +1,50 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { catalogue } from "./catalogue";
+import { tagDescriptions } from "./operation";
+import { scopes } from "./scopes";
+
+export const apiVersion = "1.0.0";
+
+const scopeDescriptions = Object.fromEntries(scopes.map((scope) => [scope, `Grants ${scope.replaceAll(":", " ")}`]));
+
+/**
+ * The public OpenAPI 3.1 document, generated from the route catalogue and nothing else.
+ * `origin` is where the gateway is reached (`https://<host>`); paths are relative to `{origin}/api/v1`.
+ */
+export function openApiDocument(origin: string) {
+  const generator = new OpenAPIHono();
+  const registry = generator.openAPIRegistry;
+  registry.registerComponent("securitySchemes", "ApiKeyBearer", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "crm_<prefix>_<secret>",
+    description: "An API key created in the account settings, sent as `Authorization: Bearer <API_KEY>`.",
+  });
+  registry.registerComponent("securitySchemes", "ServiceOAuth", {
+    type: "oauth2",
+    description: "OAuth 2.0 access token (JWT) issued by the gateway's authorization server.",
+    flows: {
+      authorizationCode: {
+        authorizationUrl: `${origin}/oauth/authorize`,
+        tokenUrl: `${origin}/oauth/token`,
+        refreshUrl: `${origin}/oauth/token`,
+        scopes: scopeDescriptions,
+      },
+      clientCredentials: { tokenUrl: `${origin}/oauth/token`, scopes: scopeDescriptions },
+    },
+  });
+  for (const operation of catalogue) registry.registerPath(operation.route);
+  return generator.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "CRM and inbox API",
+      version: apiVersion,
+      description:
+        "Workspaces, CRM object types, fields, views, records, tasks, notes, inbox, meetings and webhooks. Every error has the body `{ error: { code, message, requestId, details?, retryAfterMs? } }`; every response carries `X-Request-Id`.",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+    },
+    servers: [{ url: `${origin}/api/v1`, description: "Universal endpoint; routes each request to the caller's region" }],
+    // Only groups that hold operations; the catalogue decides, not this list.
+    tags: [...new Set(catalogue.map((operation) => operation.tag))].map((name) => ({ name, description: tagDescriptions[name] })),
+  });
+}

@@ -1,0 +1,14 @@
+import type { D1Migration } from "cloudflare:test";
+import type { GatewayEnv } from "../workers/gateway/src/env";
+
+declare global {
+  namespace Cloudflare {
+    /** Bindings of the test Worker: the gateway's, plus the regional databases and migrations. */
+    interface Env extends GatewayEnv {
+      US_DB: D1Database;
+      EU_DB: D1Database;
+      CONTROL_MIGRATIONS: D1Migration[];
+      REGIONAL_MIGRATIONS: D1Migration[];
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import { exports } from "cloudflare:workers";
+
+/** Test helpers: requests to the gateway under test, and the demo seed of DESIGN.md section 13. */
+
+export const baseUrl = "http://127.0.0.1:8787/api/v1";
+
+export interface Demo {
+  baseUrl: string;
+  organizations: {
+    id: string;
+    name: string;
+    region: "us" | "eu";
+    workspaces: { id: string; name: string }[];
+    users: { id: string; name: string; email: string; organizationRole: string; apiKey: string }[];
+    agent?: { id: string; name: string };
+    agentApiKey?: string;
+    readOnlyKey?: string;
+    expiredKey?: string;
+    revokedKey?: string;
+  }[];
+}
+
+const gateway = (exports as unknown as { default: Fetcher }).default;
+
+export function call(path: string, init: RequestInit & { key?: string; json?: unknown } = {}): Promise<Response> {
+  const { key, json, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (key) headers.set("authorization", `Bearer ${key}`);
+  if (json !== undefined) headers.set("content-type", "application/json");
+  return gateway.fetch(`${baseUrl}${path}`, { ...rest, headers, ...(json === undefined ? {} : { body: JSON.stringify(json) }) });
+}
+
+let seeded: Promise<Demo> | undefined;
+
+/** Seeds the demo data once per test file (the seed is idempotent) and returns its description. */
+export function demo(): Promise<Demo> {
+  seeded ??= gateway.fetch("http://127.0.0.1:8787/__dev/seed", { method: "POST" }).then(async (response) => {
+    if (!response.ok) throw new Error(`seed failed: ${response.status} ${await response.text()}`);
+    return (await response.json()) as Demo;
+  });
+  return seeded;
+}
+
+/** The demo's people and keys by name, for readable tests. */
+export async function cast() {
+  const { organizations } = await demo();
+  const [acme, globex] = organizations as [Demo["organizations"][number], Demo["organizations"][number]];
+  const user = (organization: typeof acme, name: string) => {
+    const found = organization.users.find((candidate) => candidate.email.startsWith(`${name}@`));
+    if (!found) throw new Error(`no demo user ${name}`);
+    return found;
+  };
+  return {
+    acme,
+    globex,
+    alice: user(acme, "alice"),
+    bob: user(acme, "bob"),
+    carol: user(acme, "carol"),
+    dave: user(globex, "dave"),
+    sales: acme.workspaces[0] as { id: string; name: string },
+    support: acme.workspaces[1] as { id: string; name: string },
+  };
+}

@@ -1,0 +1,49 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+/**
+ * Tests run in workerd through the Workers vitest plugin: the gateway is the Worker under test
+ * (wrangler.toml), and both regional API Workers run beside it from the bundle `pnpm build:regions`
+ * writes, each with its own D1, reached over the real service bindings. The test Worker also binds
+ * the two regional databases (same ids) so tests can check where data lives.
+ */
+const secrets = { GATEWAY_CONTEXT_SECRET: "test-gateway-context-secret", CURSOR_SECRET: "test-cursor-secret" };
+const regionDatabase = { us: "crm-us-test", eu: "crm-eu-test" } as const;
+
+const regionWorker = (region: keyof typeof regionDatabase) => ({
+  name: `crm-api-${region}`,
+  modules: true,
+  scriptPath: ".wrangler/build/api/index.js",
+  compatibilityDate: "2026-11-01",
+  d1Databases: { DB: regionDatabase[region] },
+  bindings: { REGION: region, DEV_TOOLS: "true", ...secrets },
+});
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest(async () => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                ...secrets,
+                DEV_TOOLS: "true",
+                CONTROL_MIGRATIONS: await readD1Migrations("migrations/control"),
+                REGIONAL_MIGRATIONS: await readD1Migrations("migrations/regional"),
+              },
+              d1Databases: { US_DB: regionDatabase.us, EU_DB: regionDatabase.eu },
+              workers: [regionWorker("us"), regionWorker("eu")],
+            },
+          })),
+        ],
+        test: {
+          name: "stack",
+          include: ["test/**/*.test.ts", "workers/*/src/**/*.test.ts", "workers/*/test/**/*.test.ts"],
+          setupFiles: ["test/setup.ts"],
+        },
+      },
+    ],
+  },
+});

@@ -1,0 +1,16 @@
+import { catalogue, removedRoutes } from "@crm/contracts";
+
+/** Path templates of the catalogue as patterns: `/crm/objects/{objectTypeId}` matches one segment per parameter. */
+const routes = [
+  ...catalogue.map((operation) => ({ method: operation.method.toUpperCase(), path: operation.path as string })),
+  ...removedRoutes,
+].map(({ method, path }) => ({
+  method,
+  pattern: new RegExp(`^${path.replace(/\{[^/}]+\}/g, "[^/]+")}/?$`),
+}));
+
+/** Methods the API serves on a path (relative to `/api/v1`); empty when the path is unknown. */
+export function allowedMethods(path: string): string[] {
+  const methods = routes.filter((route) => route.pattern.test(path)).map((route) => route.method);
+  return [...new Set(methods)];
+}

@@ -1,0 +1,125 @@
+import { hmacKey, readScopes, type Scope, scopes, type WorkspaceRole } from "@crm/contracts";
+import { apiKeyFromBytes, hashApiKey } from "../api-keys";
+import type { Region } from "../env";
+
+/**
+ * The demo data of DESIGN.md section 13, derived deterministically from a seed secret: the same
+ * secret always yields the same ids and keys, which makes seeding idempotent across restarts.
+ */
+
+type InboxAccess = "all" | "record_read" | "record_reply";
+
+interface DemoUser {
+  label: string;
+  name: string;
+  email: string;
+  organizationRole: "owner" | "admin" | "member";
+  /** Workspace memberships by workspace label; a workspace missing here is reached by inheritance or not at all. */
+  memberships: Record<string, { role: WorkspaceRole; inboxAccess: InboxAccess }>;
+}
+
+interface DemoOrganization {
+  label: string;
+  name: string;
+  region: Region;
+  workspaces: { label: string; name: string; description: string }[];
+  users: DemoUser[];
+  agent?: { label: string; name: string };
+}
+
+export const demoOrganizations: DemoOrganization[] = [
+  {
+    label: "acme",
+    name: "Acme",
+    region: "us",
+    workspaces: [
+      { label: "sales", name: "Sales", description: "Pipeline and customer accounts" },
+      { label: "support", name: "Support", description: "Customer support inbox" },
+    ],
+    users: [
+      // alice owns the organization: Sales by membership, Support by inheritance.
+      { label: "alice", name: "Alice Archer", email: "alice@acme.example", organizationRole: "owner", memberships: { sales: { role: "owner", inboxAccess: "all" } } },
+      {
+        label: "bob",
+        name: "Bob Baker",
+        email: "bob@acme.example",
+        organizationRole: "member",
+        memberships: { sales: { role: "member", inboxAccess: "record_read" }, support: { role: "member", inboxAccess: "record_read" } },
+      },
+      {
+        label: "carol",
+        name: "Carol Chen",
+        email: "carol@acme.example",
+        organizationRole: "member",
+        memberships: { sales: { role: "viewer", inboxAccess: "all" }, support: { role: "viewer", inboxAccess: "all" } },
+      },
+    ],
+    agent: { label: "acme-agent", name: "Acme assistant" },
+  },
+  {
+    label: "globex",
+    name: "Globex",
+    region: "eu",
+    workspaces: [{ label: "globex-main", name: "Operations", description: "Everything Globex" }],
+    users: [
+      { label: "dave", name: "Dave Diaz", email: "dave@globex.example", organizationRole: "owner", memberships: { "globex-main": { role: "owner", inboxAccess: "all" } } },
+    ],
+  },
+];
+
+const crockford = "0123456789abcdefghjkmnpqrstvwxyz";
+
+async function derive(secret: string, label: string): Promise<Uint8Array> {
+  const key = await hmacKey(secret);
+  const encoder = new TextEncoder();
+  const first = await crypto.subtle.sign("HMAC", key, encoder.encode(`${label}#1`));
+  const second = await crypto.subtle.sign("HMAC", key, encoder.encode(`${label}#2`));
+  return new Uint8Array([...new Uint8Array(first), ...new Uint8Array(second)]);
+}
+
+/** A stable id of the same shape as `newId` (prefix, 26 base32 characters). */
+export async function demoId(secret: string, prefix: string, label: string): Promise<string> {
+  const bytes = await derive(secret, `id:${prefix}:${label}`);
+  return `${prefix}_${[...bytes.slice(0, 26)].map((byte) => crockford[byte % 32]).join("")}`;
+}
+
+export async function demoApiKey(secret: string, label: string) {
+  const { key, prefix } = apiKeyFromBytes((await derive(secret, `key:${label}`)).slice(0, 41));
+  return { key, prefix, secretHash: await hashApiKey(key) };
+}
+
+export interface DemoKeySpec {
+  label: string;
+  ownerType: "user" | "agent";
+  ownerLabel: string;
+  name: string;
+  scopes: readonly Scope[];
+  workspaceLabels: string[] | null;
+  state: "active" | "expired" | "revoked";
+}
+
+/** Every user and agent gets a full-scope key; alice also a read-only, an expired and a revoked one. */
+export function demoKeys(organization: DemoOrganization): DemoKeySpec[] {
+  const keys: DemoKeySpec[] = organization.users.map((user) => ({
+    label: user.label,
+    ownerType: "user",
+    ownerLabel: user.label,
+    name: `${user.name} (demo, full access)`,
+    scopes,
+    workspaceLabels: null,
+    state: "active",
+  }));
+  if (organization.agent) {
+    const agent = organization.agent;
+    keys.push({ label: agent.label, ownerType: "agent", ownerLabel: agent.label, name: `${agent.name} (demo)`, scopes, workspaceLabels: null, state: "active" });
+  }
+  if (organization.label === "acme") {
+    const alice = { ownerType: "user" as const, ownerLabel: "alice" };
+    keys.push(
+      { ...alice, label: "alice-read-only", name: "Read-only, Sales", scopes: readScopes, workspaceLabels: ["sales"], state: "active" },
+      { ...alice, label: "alice-expired", name: "Expired", scopes, workspaceLabels: null, state: "expired" },
+      { ...alice, label: "alice-revoked", name: "Revoked", scopes, workspaceLabels: null, state: "revoked" },
+    );
+  }
+  return keys;
+}

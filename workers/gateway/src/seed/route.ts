@@ -1,0 +1,125 @@
+import { ApiError, signToken } from "@crm/contracts";
+import { control } from "@crm/db";
+import type { BatchItem } from "drizzle-orm/batch";
+import { Hono } from "hono";
+import type { GatewayAppEnv } from "../env";
+import { demoApiKey, demoId, demoKeys, demoOrganizations } from "./demo";
+
+/** Fixed times keep the seed byte-identical on every run. */
+const seededAt = Date.UTC(2026, 0, 5);
+const expiredAt = Date.UTC(2026, 1, 1);
+
+/**
+ * `POST /__dev/seed`: the local-development demo data (DESIGN.md section 13). Reachable only with
+ * DEV_TOOLS on. Writes the control plane here, asks each region to create its workspaces, and
+ * answers with what `.dev/demo.json` holds. Idempotent: rows that exist are left as they are.
+ */
+export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
+  if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
+  const secret = c.env.GATEWAY_CONTEXT_SECRET;
+  const db = c.var.controlDb;
+  const statements: BatchItem<"sqlite">[] = [];
+  const organizations = [];
+
+  for (const organization of demoOrganizations) {
+    const organizationId = await demoId(secret, "org", organization.label);
+    statements.push(
+      db.insert(control.organizations).values({ id: organizationId, name: organization.name, region: organization.region, createdAt: seededAt }).onConflictDoNothing(),
+    );
+    const workspaceIds = new Map<string, string>();
+    for (const workspace of organization.workspaces) workspaceIds.set(workspace.label, await demoId(secret, "ws", workspace.label));
+    const ownerIds = new Map<string, string>();
+    for (const user of organization.users) {
+      const userId = await demoId(secret, "usr", user.label);
+      ownerIds.set(user.label, userId);
+      statements.push(
+        db.insert(control.users).values({ id: userId, email: user.email, name: user.name, createdAt: seededAt }).onConflictDoNothing(),
+        db
+          .insert(control.organizationMembers)
+          .values({ organizationId, userId, role: user.organizationRole, createdAt: seededAt })
+          .onConflictDoNothing(),
+      );
+    }
+    if (organization.agent) {
+      const agentId = await demoId(secret, "agt", organization.agent.label);
+      ownerIds.set(organization.agent.label, agentId);
+      statements.push(
+        db.insert(control.agents).values({ id: agentId, organizationId, name: organization.agent.name, createdAt: seededAt }).onConflictDoNothing(),
+      );
+    }
+
+    const keys = new Map<string, string>();
+    for (const spec of demoKeys(organization)) {
+      const { key, prefix, secretHash } = await demoApiKey(secret, spec.label);
+      keys.set(spec.label, key);
+      statements.push(
+        db
+          .insert(control.apiKeys)
+          .values({
+            id: await demoId(secret, "key", spec.label),
+            organizationId,
+            ownerType: spec.ownerType,
+            ownerId: ownerIds.get(spec.ownerLabel) as string,
+            name: spec.name,
+            prefix,
+            secretHash,
+            scopes: [...spec.scopes],
+            workspaceIds: spec.workspaceLabels?.map((label) => workspaceIds.get(label) as string) ?? null,
+            expiresAt: spec.state === "expired" ? expiredAt : null,
+            revokedAt: spec.state === "revoked" ? seededAt : null,
+            createdAt: seededAt,
+          })
+          .onConflictDoNothing(),
+      );
+    }
+
+    const regionSeed = {
+      purpose: "seed",
+      issuedAt: Date.now(),
+      createdAt: seededAt,
+      workspaces: organization.workspaces.map((workspace) => ({
+        id: workspaceIds.get(workspace.label) as string,
+        organizationId,
+        name: workspace.name,
+        description: workspace.description,
+        members: organization.users.flatMap((user) => {
+          const membership = user.memberships[workspace.label];
+          return membership ? [{ userId: ownerIds.get(user.label) as string, ...membership }] : [];
+        }),
+      })),
+    };
+    const region = organization.region === "eu" ? c.env.API_EU : c.env.API_US;
+    organizations.push({ organizationId, organization, workspaceIds, ownerIds, keys, region, regionSeed });
+  }
+
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+  for (const { organization, region, regionSeed } of organizations) {
+    const response = await region.fetch(`https://api.${organization.region}.internal/__dev/seed`, {
+      method: "POST",
+      body: await signToken(regionSeed, secret),
+    });
+    if (!response.ok) throw new Error(`Seeding region ${organization.region} failed with ${response.status}: ${await response.text()}`);
+  }
+
+  return c.json({
+    baseUrl: `${new URL(c.req.url).origin}/api/v1`,
+    organizations: organizations.map(({ organizationId, organization, workspaceIds, ownerIds, keys }) => ({
+      id: organizationId,
+      name: organization.name,
+      region: organization.region,
+      workspaces: organization.workspaces.map((workspace) => ({ id: workspaceIds.get(workspace.label), name: workspace.name })),
+      users: organization.users.map((user) => ({
+        id: ownerIds.get(user.label),
+        name: user.name,
+        email: user.email,
+        organizationRole: user.organizationRole,
+        apiKey: keys.get(user.label),
+      })),
+      ...(organization.agent ? { agent: { id: ownerIds.get(organization.agent.label), name: organization.agent.name }, agentApiKey: keys.get(organization.agent.label) } : {}),
+      ...(keys.has("alice-read-only")
+        ? { readOnlyKey: keys.get("alice-read-only"), expiredKey: keys.get("alice-expired"), revokedKey: keys.get("alice-revoked") }
+        : {}),
+    })),
+  });
+});
