@@ -7,7 +7,9 @@ describe("GET /workspaces", () => {
     const { alice, acme } = await cast();
     const response = await call("/workspaces", { key: alice.apiKey });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { data: { name: string; role: string; isInheritedAccess: boolean; organizationId: string }[] };
+    const body = (await response.json()) as {
+      data: { name: string; role: string; isInheritedAccess: boolean; organizationId: string }[];
+    };
     expect(body.data.map((workspace) => [workspace.name, workspace.role, workspace.isInheritedAccess])).toEqual([
       ["Sales", "owner", false],
       ["Support", "owner", true],
@@ -22,6 +24,8 @@ describe("GET /workspaces", () => {
     expect(body.data.map((workspace) => workspace.name)).toEqual(["Operations"]);
     const id = body.data[0]?.id;
     expect(await env.EU_DB.prepare("select count(*) as n from workspaces where id = ?").bind(id).first("n")).toBe(1);
-    expect(await env.US_DB.prepare("select count(*) as n from workspaces where organization_id = ?").bind(globex.id).first("n")).toBe(0);
+    expect(
+      await env.US_DB.prepare("select count(*) as n from workspaces where organization_id = ?").bind(globex.id).first("n"),
+    ).toBe(0);
   });
 });

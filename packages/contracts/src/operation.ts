@@ -1,4 +1,4 @@
-import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import { createRoute, type RouteConfig, type z } from "@hono/zod-openapi";
 import { errorBodySchema } from "./errors";
 import type { Scope } from "./scopes";
 
@@ -21,7 +21,12 @@ export const costUnits = { free: 0, read: 20, write: 40 } as const;
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
-interface OperationSpec<R extends RouteConfig> {
+interface OperationSpec<
+  M extends Method,
+  P extends string,
+  Req extends RouteConfig["request"],
+  Res extends RouteConfig["responses"],
+> {
   operationId: string;
   tag: Tag;
   summary: string;
@@ -31,11 +36,11 @@ interface OperationSpec<R extends RouteConfig> {
   costUnits: number;
   /** Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). */
   mcpTool: string;
-  method: R["method"] & Method;
+  method: M;
   /** Path template relative to `{base_url}` (which already holds `/api/v1`), OpenAPI style `{id}`. */
-  path: R["path"];
-  request?: R["request"];
-  responses: R["responses"];
+  path: P;
+  request?: Req;
+  responses: Res;
 }
 
 const errorResponse = (description: string) => ({
@@ -62,37 +67,48 @@ function standardErrors(method: Method) {
   return errors;
 }
 
-const idempotencyHeader = z.object({
-  "idempotency-key": z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: "Idempotency-Key", in: "header" },
-      description: "1 to 200 characters. Retrying with the same key replays the first result for 24 hours.",
-    }),
-});
+/** Documented on every write; read and checked by the idempotency middleware, not by zod. */
+const idempotencyKeyParameter = {
+  name: "Idempotency-Key",
+  in: "header" as const,
+  required: false,
+  description: "1 to 200 characters, bare or quoted. Retrying with the same key replays the first result for 24 hours.",
+  schema: { type: "string" as const, minLength: 1, maxLength: 200 },
+};
+
+/** The zod-openapi route of an operation, keeping the literal method, path and schemas for typed handlers. */
+type OperationRoute<M extends Method, P extends string, Req, Res> = RouteConfig & {
+  method: M;
+  path: P;
+  request: Req;
+  responses: Res;
+};
 
 /**
  * One public operation of the route catalogue: its HTTP contract (a zod-openapi route) plus
  * what the gateway needs (scope, cost, MCP tool name). Everything about a route is said here once.
  */
-export function defineOperation<const R extends RouteConfig>(spec: OperationSpec<R>) {
-  const security = [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }];
-  const request = spec.method === "get" ? spec.request : { headers: idempotencyHeader, ...spec.request };
-  const route = createRoute({
+export function defineOperation<
+  const M extends Method,
+  const P extends string,
+  const Req extends RouteConfig["request"],
+  const Res extends RouteConfig["responses"],
+>(spec: OperationSpec<M, P, Req, Res>) {
+  const route = createRoute<P, OperationRoute<M, P, Req, Res>>({
     method: spec.method,
     path: spec.path,
     operationId: spec.operationId,
     tags: [spec.tag],
     summary: spec.summary,
-    description: spec.description,
-    security,
-    request,
+    ...(spec.description ? { description: spec.description } : {}),
+    security: [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }],
+    ...(spec.method === "get" ? {} : { parameters: [idempotencyKeyParameter] }),
+    request: spec.request as Req,
     responses: { ...standardErrors(spec.method), ...spec.responses },
     "x-scope": spec.scope,
     "x-token-cost": spec.costUnits / 100,
     "x-mcp-tool": spec.mcpTool,
-  } as R);
+  });
   return {
     operationId: spec.operationId,
     method: spec.method,

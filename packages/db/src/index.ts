@@ -1,3 +1,3 @@
 export * as control from "./control";
-export * as regional from "./regional";
 export { newId } from "./ids";
+export * as regional from "./regional";

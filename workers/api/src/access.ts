@@ -1,4 +1,4 @@
-import { ApiError, type ActorContext, type WorkspaceRole } from "@crm/contracts";
+import { type ActorContext, ApiError, type WorkspaceRole } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq, inArray, isNotNull, type SQL } from "drizzle-orm";
 import type { Database } from "./env";
@@ -38,10 +38,10 @@ export function accessOf(
   membership: { role: WorkspaceRole; inboxAccess: WorkspaceAccess["inboxAccess"] } | null,
 ): WorkspaceAccess {
   if (actor.actor.type !== "user") return { role: null, isInheritedAccess: true, inboxAccess: "all" };
-  const organizationRole = actor.organizationRole === "owner" || actor.organizationRole === "admin" ? actor.organizationRole : null;
+  const organizationRole =
+    actor.organizationRole === "owner" || actor.organizationRole === "admin" ? actor.organizationRole : null;
   if (!membership) return { role: organizationRole, isInheritedAccess: true, inboxAccess: "all" };
-  const role =
-    organizationRole && roleRank[organizationRole] > roleRank[membership.role] ? organizationRole : membership.role;
+  const role = organizationRole && roleRank[organizationRole] > roleRank[membership.role] ? organizationRole : membership.role;
   return { role, isInheritedAccess: false, inboxAccess: organizationRole ? "all" : membership.inboxAccess };
 }
 

@@ -63,7 +63,13 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   };
   const claimed = await db
     .insert(idempotencyKeys)
-    .values({ ...identity, requestHash: hash, state: "in_flight", lockedUntil: now + inFlightLockMs, expiresAt: now + retentionMs })
+    .values({
+      ...identity,
+      requestHash: hash,
+      state: "in_flight",
+      lockedUntil: now + inFlightLockMs,
+      expiresAt: now + retentionMs,
+    })
     .onConflictDoUpdate({
       target: [idempotencyKeys.organizationId, idempotencyKeys.credentialId, idempotencyKeys.key],
       set: {
@@ -96,9 +102,9 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (existing.state === "in_flight" || existing.responseStatus === null) {
       throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still in flight; retry later");
     }
-    return c.body(existing.responseBody, existing.responseStatus as 200, {
-      "content-type": "application/json",
-      "idempotent-replayed": "true",
+    return new Response(existing.responseBody, {
+      status: existing.responseStatus,
+      headers: { "content-type": "application/json", "idempotent-replayed": "true" },
     });
   }
 
@@ -124,4 +130,3 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
 export async function purgeExpiredIdempotencyKeys(db: AppEnv["Variables"]["db"], now = Date.now()) {
   await db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now));
 }
-

@@ -46,10 +46,7 @@ export interface PageRequest<Row> {
  * while a client pages never cause duplicates or gaps among rows that existed at the start.
  * Cursors are opaque and HMAC-protected; a tampered or foreign cursor is `invalid_cursor`.
  */
-export async function paginate<Row>(
-  request: PageRequest<Row>,
-  secret: string,
-): Promise<{ data: Row[]; pagination: Pagination }> {
+export async function paginate<Row>(request: PageRequest<Row>, secret: string): Promise<{ data: Row[]; pagination: Pagination }> {
   let position: KeysetValue[] | undefined;
   if (request.cursor !== undefined) {
     const payload = (await verifyToken(request.cursor, secret)) as CursorPayload | null;

@@ -1,5 +1,4 @@
-import { newId } from "@crm/db";
-import { control } from "@crm/db";
+import { control, newId } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 

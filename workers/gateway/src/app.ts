@@ -8,9 +8,9 @@ import { authenticateApiKey, bearerToken, insufficientScope } from "./authentica
 import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
 import { forwardToRegion } from "./forward";
+import { openApiDocumentFor } from "./openapi";
 import { allowedMethods } from "./route-matcher";
 import { seedRoutes } from "./seed/route";
-import { openApiDocumentFor } from "./openapi";
 
 const maxBodyBytes = 1024 * 1024;
 
@@ -93,9 +93,14 @@ export function createGateway() {
     const path = new URL(c.req.url).pathname;
     const allowed = path.startsWith("/api/v1/") ? allowedMethods(path.slice("/api/v1".length)) : [];
     if (allowed.length > 0) {
-      const error = new ApiError("method_not_allowed", `${c.req.method} is not allowed here; use ${allowed.join(", ")}`, undefined, {
-        allow: allowed.join(", "),
-      });
+      const error = new ApiError(
+        "method_not_allowed",
+        `${c.req.method} is not allowed here; use ${allowed.join(", ")}`,
+        undefined,
+        {
+          allow: allowed.join(", "),
+        },
+      );
       return respondWithError(error, c, c.var.requestId);
     }
     return respondWithError(new ApiError("not_found", "No such route"), c, c.var.requestId);

@@ -19,9 +19,14 @@ export const invalidToken = (reason: string) =>
   });
 
 export const insufficientScope = (scope: Scope) =>
-  new ApiError("insufficient_scope", `This operation needs the scope ${scope}`, { requiredScope: scope }, {
-    "www-authenticate": `${realm}, error="insufficient_scope", scope="${scope}"`,
-  });
+  new ApiError(
+    "insufficient_scope",
+    `This operation needs the scope ${scope}`,
+    { requiredScope: scope },
+    {
+      "www-authenticate": `${realm}, error="insufficient_scope", scope="${scope}"`,
+    },
+  );
 
 /** The token of an `Authorization: Bearer <token>` header (keyword case-insensitive, one space). */
 export function bearerToken(header: string | undefined): string {

@@ -13,7 +13,10 @@ function operationSection(method: string, path: string, operation: OperationObje
   const extensions = operation as OperationObject & { "x-scope"?: string | null; "x-token-cost"?: number; "x-mcp-tool"?: string };
   const parameters = (operation.parameters ?? []) as { name: string; in: string; required?: boolean; description?: string }[];
   const body = operation.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined;
-  const responses = Object.entries(operation.responses ?? {}) as [string, { description?: string; content?: Record<string, { schema?: unknown }> }][];
+  const responses = Object.entries(operation.responses ?? {}) as [
+    string,
+    { description?: string; content?: Record<string, { schema?: unknown }> },
+  ][];
   return html`<section class="operation" id="${anchor(operation.operationId ?? path)}">
     <h3><span class="method ${method}">${method.toUpperCase()}</span> <code>${path}</code></h3>
     <p class="summary">${operation.summary ?? ""}</p>
@@ -74,10 +77,11 @@ export function docsPage(document: Document) {
   <h1>${document.info.title}</h1>
   <p class="version">v${document.info.version} · <a href="openapi.json">openapi.json</a></p>
   ${tags.map(
-    (tag) => html`<h2>${tag.name}</h2><ul>${tag.operations.map(
-      ({ method, path, operation }) =>
-        html`<li><a href="#${anchor(operation.operationId ?? path)}"><span class="method ${method}">${method.toUpperCase()}</span> ${path}</a></li>`,
-    )}</ul>`,
+    (tag) =>
+      html`<h2>${tag.name}</h2><ul>${tag.operations.map(
+        ({ method, path, operation }) =>
+          html`<li><a href="#${anchor(operation.operationId ?? path)}"><span class="method ${method}">${method.toUpperCase()}</span> ${path}</a></li>`,
+      )}</ul>`,
   )}
   <h2><a href="#schemas">Schemas</a></h2>
 </nav>
@@ -87,9 +91,10 @@ export function docsPage(document: Document) {
     <p>Base URL: <code>${document.servers?.[0]?.url ?? ""}</code>. Authenticate with <code>Authorization: Bearer &lt;API_KEY&gt;</code> or an OAuth 2.0 access token.</p>
   </header>
   ${tags.map(
-    (tag) => html`<h2 id="${anchor(tag.name)}">${tag.name}</h2><p>${tag.description ?? ""}</p>${tag.operations.map(({ method, path, operation }) =>
-      operationSection(method, path, operation),
-    )}`,
+    (tag) =>
+      html`<h2 id="${anchor(tag.name)}">${tag.name}</h2><p>${tag.description ?? ""}</p>${tag.operations.map(
+        ({ method, path, operation }) => operationSection(method, path, operation),
+      )}`,
   )}
   <h2 id="schemas">Schemas</h2>
   ${schemas.map(([name, schema]) => html`<section class="schema" id="schema-${anchor(name)}"><h3>${name}</h3><pre>${schemaText(schema)}</pre></section>`)}

@@ -9,7 +9,11 @@ export interface NewWorkspace {
   organizationId: string;
   name: string;
   description?: string;
-  members: { userId: string; role: (typeof workspaceMembers.$inferInsert)["role"]; inboxAccess: (typeof workspaceMembers.$inferInsert)["inboxAccess"] }[];
+  members: {
+    userId: string;
+    role: (typeof workspaceMembers.$inferInsert)["role"];
+    inboxAccess: (typeof workspaceMembers.$inferInsert)["inboxAccess"];
+  }[];
 }
 
 /**

@@ -21,7 +21,7 @@ interface RegionSeed {
 export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
   if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
   const seed = (await verifyToken(await c.req.text(), c.env.GATEWAY_CONTEXT_SECRET)) as RegionSeed | null;
-  if (!seed || seed.purpose !== "seed" || Math.abs(Date.now() - seed.issuedAt) > 60_000) {
+  if (seed?.purpose !== "seed" || Math.abs(Date.now() - seed.issuedAt) > 60_000) {
     throw new ApiError("unauthorized", "Seed payloads must be signed by the gateway");
   }
   const db = drizzle(c.env.DB);

@@ -38,13 +38,22 @@ export const demoOrganizations: DemoOrganization[] = [
     ],
     users: [
       // alice owns the organization: Sales by membership, Support by inheritance.
-      { label: "alice", name: "Alice Archer", email: "alice@acme.example", organizationRole: "owner", memberships: { sales: { role: "owner", inboxAccess: "all" } } },
+      {
+        label: "alice",
+        name: "Alice Archer",
+        email: "alice@acme.example",
+        organizationRole: "owner",
+        memberships: { sales: { role: "owner", inboxAccess: "all" } },
+      },
       {
         label: "bob",
         name: "Bob Baker",
         email: "bob@acme.example",
         organizationRole: "member",
-        memberships: { sales: { role: "member", inboxAccess: "record_read" }, support: { role: "member", inboxAccess: "record_read" } },
+        memberships: {
+          sales: { role: "member", inboxAccess: "record_read" },
+          support: { role: "member", inboxAccess: "record_read" },
+        },
       },
       {
         label: "carol",
@@ -62,7 +71,13 @@ export const demoOrganizations: DemoOrganization[] = [
     region: "eu",
     workspaces: [{ label: "globex-main", name: "Operations", description: "Everything Globex" }],
     users: [
-      { label: "dave", name: "Dave Diaz", email: "dave@globex.example", organizationRole: "owner", memberships: { "globex-main": { role: "owner", inboxAccess: "all" } } },
+      {
+        label: "dave",
+        name: "Dave Diaz",
+        email: "dave@globex.example",
+        organizationRole: "owner",
+        memberships: { "globex-main": { role: "owner", inboxAccess: "all" } },
+      },
     ],
   },
 ];
@@ -111,12 +126,27 @@ export function demoKeys(organization: DemoOrganization): DemoKeySpec[] {
   }));
   if (organization.agent) {
     const agent = organization.agent;
-    keys.push({ label: agent.label, ownerType: "agent", ownerLabel: agent.label, name: `${agent.name} (demo)`, scopes, workspaceLabels: null, state: "active" });
+    keys.push({
+      label: agent.label,
+      ownerType: "agent",
+      ownerLabel: agent.label,
+      name: `${agent.name} (demo)`,
+      scopes,
+      workspaceLabels: null,
+      state: "active",
+    });
   }
   if (organization.label === "acme") {
     const alice = { ownerType: "user" as const, ownerLabel: "alice" };
     keys.push(
-      { ...alice, label: "alice-read-only", name: "Read-only, Sales", scopes: readScopes, workspaceLabels: ["sales"], state: "active" },
+      {
+        ...alice,
+        label: "alice-read-only",
+        name: "Read-only, Sales",
+        scopes: readScopes,
+        workspaceLabels: ["sales"],
+        state: "active",
+      },
       { ...alice, label: "alice-expired", name: "Expired", scopes, workspaceLabels: null, state: "expired" },
       { ...alice, label: "alice-revoked", name: "Revoked", scopes, workspaceLabels: null, state: "revoked" },
     );

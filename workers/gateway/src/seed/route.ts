@@ -24,16 +24,23 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
   for (const organization of demoOrganizations) {
     const organizationId = await demoId(secret, "org", organization.label);
     statements.push(
-      db.insert(control.organizations).values({ id: organizationId, name: organization.name, region: organization.region, createdAt: seededAt }).onConflictDoNothing(),
+      db
+        .insert(control.organizations)
+        .values({ id: organizationId, name: organization.name, region: organization.region, createdAt: seededAt })
+        .onConflictDoNothing(),
     );
     const workspaceIds = new Map<string, string>();
-    for (const workspace of organization.workspaces) workspaceIds.set(workspace.label, await demoId(secret, "ws", workspace.label));
+    for (const workspace of organization.workspaces)
+      workspaceIds.set(workspace.label, await demoId(secret, "ws", workspace.label));
     const ownerIds = new Map<string, string>();
     for (const user of organization.users) {
       const userId = await demoId(secret, "usr", user.label);
       ownerIds.set(user.label, userId);
       statements.push(
-        db.insert(control.users).values({ id: userId, email: user.email, name: user.name, createdAt: seededAt }).onConflictDoNothing(),
+        db
+          .insert(control.users)
+          .values({ id: userId, email: user.email, name: user.name, createdAt: seededAt })
+          .onConflictDoNothing(),
         db
           .insert(control.organizationMembers)
           .values({ organizationId, userId, role: user.organizationRole, createdAt: seededAt })
@@ -44,7 +51,10 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
       const agentId = await demoId(secret, "agt", organization.agent.label);
       ownerIds.set(organization.agent.label, agentId);
       statements.push(
-        db.insert(control.agents).values({ id: agentId, organizationId, name: organization.agent.name, createdAt: seededAt }).onConflictDoNothing(),
+        db
+          .insert(control.agents)
+          .values({ id: agentId, organizationId, name: organization.agent.name, createdAt: seededAt })
+          .onConflictDoNothing(),
       );
     }
 
@@ -99,7 +109,8 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
       method: "POST",
       body: await signToken(regionSeed, secret),
     });
-    if (!response.ok) throw new Error(`Seeding region ${organization.region} failed with ${response.status}: ${await response.text()}`);
+    if (!response.ok)
+      throw new Error(`Seeding region ${organization.region} failed with ${response.status}: ${await response.text()}`);
   }
 
   return c.json({
@@ -116,9 +127,18 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
         organizationRole: user.organizationRole,
         apiKey: keys.get(user.label),
       })),
-      ...(organization.agent ? { agent: { id: ownerIds.get(organization.agent.label), name: organization.agent.name }, agentApiKey: keys.get(organization.agent.label) } : {}),
+      ...(organization.agent
+        ? {
+            agent: { id: ownerIds.get(organization.agent.label), name: organization.agent.name },
+            agentApiKey: keys.get(organization.agent.label),
+          }
+        : {}),
       ...(keys.has("alice-read-only")
-        ? { readOnlyKey: keys.get("alice-read-only"), expiredKey: keys.get("alice-expired"), revokedKey: keys.get("alice-revoked") }
+        ? {
+            readOnlyKey: keys.get("alice-read-only"),
+            expiredKey: keys.get("alice-expired"),
+            revokedKey: keys.get("alice-revoked"),
+          }
         : {}),
     })),
   });

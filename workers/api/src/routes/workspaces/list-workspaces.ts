@@ -11,7 +11,11 @@ export const listWorkspaces: OperationHandler<typeof operations.listWorkspaces> 
   const { limit, cursor } = c.req.valid("query");
   const actor = c.var.actor;
   type Member = typeof workspaceMembers.$inferSelect;
-  type Row = { workspace: typeof workspaces.$inferSelect; memberRole: Member["role"] | null; inboxAccess: Member["inboxAccess"] | null };
+  type Row = {
+    workspace: typeof workspaces.$inferSelect;
+    memberRole: Member["role"] | null;
+    inboxAccess: Member["inboxAccess"] | null;
+  };
   const page = await paginate<Row>(
     {
       scope: `workspaces:${actor.organizationId}`,
