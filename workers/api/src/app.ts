@@ -1,4 +1,5 @@
 import { ApiError, actorContextHeader, catalogue, respondWithError, validationHook, verifyActorContext } from "@crm/contracts";
+import { newId } from "@crm/db";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { drizzle } from "drizzle-orm/d1";
 import { Hono, type MiddlewareHandler } from "hono";
@@ -43,7 +44,7 @@ export function createApp() {
   const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
     assertRegionEnv(c.env);
-    c.set("requestId", c.req.header("x-request-id") ?? crypto.randomUUID());
+    c.set("requestId", c.req.header("x-request-id") ?? newId("req"));
     c.set("db", drizzle(c.env.DB));
     await next();
   });
@@ -65,6 +66,6 @@ export function createApp() {
   app.route("/__dev", seedRoutes);
 
   app.notFound((c) => respondWithError(new ApiError("not_found", "No such route"), c, c.var.requestId));
-  app.onError((error, c) => respondWithError(error, c, c.var.requestId ?? crypto.randomUUID()));
+  app.onError((error, c) => respondWithError(error, c, c.var.requestId ?? newId("req")));
   return app;
 }

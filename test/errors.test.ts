@@ -1,0 +1,136 @@
+import { env } from "cloudflare:test";
+import { actorContextHeader, signActorContext } from "@crm/contracts";
+import { describe, expect, it } from "vitest";
+import { createKey, createOrganization } from "./fixtures";
+import { baseUrl, call, cast } from "./stack";
+
+interface ErrorEnvelope {
+  error: { code: string; message: string; requestId: string; details?: unknown };
+}
+
+/** Every failure has the envelope, and its requestId is the X-Request-Id header. */
+async function expectError(response: Response, status: number, code: string): Promise<ErrorEnvelope["error"]> {
+  expect(response.status).toBe(status);
+  expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+  const body = (await response.json()) as ErrorEnvelope;
+  expect(body.error.code).toBe(code);
+  expect(body.error.message).toEqual(expect.any(String));
+  expect(body.error.requestId).toMatch(/^req_[0-9a-z]{26}$/);
+  expect(response.headers.get("x-request-id")).toBe(body.error.requestId);
+  return body.error;
+}
+
+describe("the error envelope from every layer", () => {
+  it("404 for an unknown path", async () => {
+    await expectError(await call("/no-such-thing"), 404, "not_found");
+    await expectError(await call("/workspaces/ws_123456/extra"), 404, "not_found");
+  });
+
+  it("405 with Allow for a known path and another method", async () => {
+    const { alice } = await cast();
+    const response = await call("/workspaces", { method: "DELETE", key: alice.apiKey });
+    expect(response.headers.get("allow")).toBe("GET");
+    await expectError(response, 405, "method_not_allowed");
+  });
+
+  it("410 route_removed for the attachment download route", async () => {
+    await expectError(await call("/record-email-attachment-download"), 410, "route_removed");
+  });
+
+  it("401 unauthorized with WWW-Authenticate when no token is sent", async () => {
+    const response = await call("/workspaces");
+    expect(response.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+    await expectError(response, 401, "unauthorized");
+    const basic = await call("/workspaces", { headers: { authorization: "Basic YWxpY2U6c2VjcmV0" } });
+    await expectError(basic, 401, "unauthorized");
+  });
+
+  it("401 invalid_token for malformed and unknown tokens", async () => {
+    for (const authorization of ["Bearer", "Bearer  two-spaces", "Bearer garbage", "bearer crm_AAAAAAAAAAAA_short"]) {
+      const response = await call("/workspaces", { headers: { authorization } });
+      expect(response.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+      await expectError(response, 401, "invalid_token");
+    }
+  });
+
+  it("accepts the Bearer keyword in any case", async () => {
+    const { alice } = await cast();
+    const response = await call("/workspaces", { headers: { authorization: `BEARER ${alice.apiKey}` } });
+    expect(response.status).toBe(200);
+  });
+
+  it("400 invalid_request with a details list for bad parameters", async () => {
+    const { alice } = await cast();
+    for (const limit of ["0", "101", "abc", "1.5"]) {
+      const error = await expectError(await call(`/workspaces?limit=${limit}`, { key: alice.apiKey }), 400, "invalid_request");
+      expect(error.details).toEqual([{ path: "query.limit", message: expect.any(String) }]);
+    }
+  });
+
+  it("400 organization_mismatch when X-Service-Organization-Id names another organization", async () => {
+    const { alice, acme, globex } = await cast();
+    const mismatch = await call("/workspaces", { key: alice.apiKey, headers: { "x-service-organization-id": globex.id } });
+    await expectError(mismatch, 400, "organization_mismatch");
+    const own = await call("/workspaces", { key: alice.apiKey, headers: { "x-service-organization-id": acme.id } });
+    expect(own.status).toBe(200);
+  });
+
+  it("500 internal_error without internals when something breaks", async () => {
+    const { organizationId, userId } = await createOrganization();
+    const { key, id } = await createKey({ organizationId, ownerId: userId });
+    // A corrupted row: the scopes column no longer holds JSON, so reading the key throws.
+    // Raw SQL because drizzle would serialize the value as valid JSON.
+    await env.CONTROL_DB.prepare("update api_keys set scopes = '{not json' where id = ?").bind(id).run();
+    const response = await call("/workspaces", { key });
+    const error = await expectError(response, 500, "internal_error");
+    expect(error.message).toBe("Internal error");
+    expect(JSON.stringify(error)).not.toMatch(/json|sql|stack|at /i);
+  });
+
+  it("every success carries X-Request-Id too", async () => {
+    const { alice } = await cast();
+    const response = await call("/workspaces", { key: alice.apiKey });
+    expect(response.headers.get("x-request-id")).toMatch(/^req_/);
+  });
+});
+
+describe("the regional Worker trusts only the gateway", () => {
+  const regional = (headers: Record<string, string>) =>
+    env.API_US.fetch(`${baseUrl.replace("127.0.0.1:8787", "api.us.internal")}/workspaces`, { headers });
+
+  async function context(overrides: { operationId?: string; issuedAt?: number } = {}) {
+    const { acme, alice } = await cast();
+    return {
+      requestId: "req_test",
+      organizationId: acme.id,
+      actor: { type: "user" as const, id: alice.id },
+      credential: { type: "api_key" as const, id: "key_test" },
+      scopes: [],
+      workspaceIds: null,
+      organizationRole: "owner" as const,
+      operationId: overrides.operationId ?? "listWorkspaces",
+      issuedAt: overrides.issuedAt ?? Date.now(),
+    };
+  }
+
+  it("serves a context signed with the shared secret", async () => {
+    const token = await signActorContext(await context(), env.GATEWAY_CONTEXT_SECRET);
+    expect((await regional({ [actorContextHeader]: token })).status).toBe(200);
+  });
+
+  it("refuses a missing, forged, stale or re-targeted context", async () => {
+    const forged = await signActorContext(await context(), "not-the-gateway-secret");
+    const stale = await signActorContext(await context({ issuedAt: Date.now() - 5 * 60_000 }), env.GATEWAY_CONTEXT_SECRET);
+    const otherRoute = await signActorContext(await context({ operationId: "createObjectType" }), env.GATEWAY_CONTEXT_SECRET);
+    const unsigned = btoa(JSON.stringify(await context()));
+    for (const headers of [
+      {},
+      { [actorContextHeader]: forged },
+      { [actorContextHeader]: stale },
+      { [actorContextHeader]: otherRoute },
+      { [actorContextHeader]: unsigned },
+    ]) {
+      await expectError(await regional(headers), 401, "unauthorized");
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import { env } from "cloudflare:test";
+import { scopes as allScopes, type Scope } from "@crm/contracts";
+import { control, newId, regional } from "@crm/db";
+import { drizzle } from "drizzle-orm/d1";
+import { generateApiKey, hashApiKey } from "../workers/gateway/src/api-keys";
+
+/**
+ * Test data written straight into the real D1 databases, for cases the demo seed doesn't have:
+ * fresh organizations (isolated from other tests), keys with chosen scopes, limits and states.
+ */
+
+const controlDb = () => drizzle(env.CONTROL_DB);
+export const regionDb = (region: "us" | "eu") => drizzle(region === "eu" ? env.EU_DB : env.US_DB);
+
+export interface KeyOptions {
+  organizationId: string;
+  ownerType?: "user" | "agent";
+  ownerId: string;
+  scopes?: readonly Scope[] | string[];
+  workspaceIds?: string[] | null;
+  expiresAt?: number | null;
+  revokedAt?: number | null;
+}
+
+export async function createKey(options: KeyOptions): Promise<{ key: string; id: string }> {
+  const { key, prefix } = generateApiKey();
+  const id = newId("key");
+  await controlDb()
+    .insert(control.apiKeys)
+    .values({
+      id,
+      organizationId: options.organizationId,
+      ownerType: options.ownerType ?? "user",
+      ownerId: options.ownerId,
+      name: "test key",
+      prefix,
+      secretHash: await hashApiKey(key),
+      scopes: [...(options.scopes ?? allScopes)],
+      workspaceIds: options.workspaceIds ?? null,
+      expiresAt: options.expiresAt ?? null,
+      revokedAt: options.revokedAt ?? null,
+      createdAt: Date.now(),
+    });
+  return { key, id };
+}
+
+/** A new organization with one owner (and their full-scope key) and `workspaceCount` workspaces. */
+export async function createOrganization(options: { region?: "us" | "eu"; workspaceCount?: number } = {}) {
+  const region = options.region ?? "us";
+  const organizationId = newId("org");
+  const userId = newId("usr");
+  const now = Date.now();
+  await controlDb().batch([
+    controlDb()
+      .insert(control.organizations)
+      .values({ id: organizationId, name: `Org ${organizationId}`, region, createdAt: now }),
+    controlDb()
+      .insert(control.users)
+      .values({ id: userId, email: `${userId}@test.example`, name: "Owner", createdAt: now }),
+    controlDb().insert(control.organizationMembers).values({ organizationId, userId, role: "owner", createdAt: now }),
+  ]);
+  const workspaceIds: string[] = [];
+  for (let i = 0; i < (options.workspaceCount ?? 0); i++)
+    workspaceIds.push(await addWorkspace(region, organizationId, `Workspace ${i}`));
+  const { key } = await createKey({ organizationId, ownerId: userId });
+  return { organizationId, userId, region, key, workspaceIds };
+}
+
+/** Inserts a workspace row as another writer would, e.g. while a client is paging. */
+export async function addWorkspace(region: "us" | "eu", organizationId: string, name: string): Promise<string> {
+  const id = newId("ws");
+  const now = Date.now();
+  await regionDb(region).insert(regional.workspaces).values({ id, organizationId, name, createdAt: now, updatedAt: now });
+  return id;
+}
