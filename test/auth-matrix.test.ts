@@ -1,0 +1,110 @@
+import { catalogue, type Operation, openApiDocument, scopes } from "@crm/contracts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createKey } from "./fixtures";
+import { call, cast } from "./stack";
+
+/**
+ * The shared auth matrix: every operation of the route catalogue, the routes of later issues
+ * included, is checked for the same credential failures and for tenant isolation.
+ */
+
+type Cast = Awaited<ReturnType<typeof cast>>;
+
+/**
+ * How to get an id of each kind that belongs to another organization (Globex) than the caller's
+ * (Acme). A route whose path or query names an id kind missing here fails the matrix until its
+ * issue adds a factory: no route can skip the cross-tenant check by accident.
+ */
+const foreignIdFactories: Record<string, (people: Cast) => Promise<string>> = {
+  workspaceId: async ({ globex }) => globex.workspaces[0]?.id as string,
+};
+
+const document = openApiDocument("http://127.0.0.1:8787");
+type Schema = { $ref?: string; example?: unknown; required?: string[] };
+
+function bodyExample(operation: Operation): Record<string, unknown> | undefined {
+  const pathItem = document.paths?.[operation.path] as Record<
+    string,
+    { requestBody?: { content: Record<string, { schema: Schema }> } }
+  >;
+  let schema = pathItem?.[operation.method]?.requestBody?.content["application/json"]?.schema;
+  if (schema?.$ref) schema = document.components?.schemas?.[schema.$ref.split("/").pop() as string] as Schema;
+  if (!schema) return undefined;
+  if (schema.example === undefined) throw new Error(`${operation.operationId}: give its request body schema an example`);
+  return schema.example as Record<string, unknown>;
+}
+
+const idParameters = (operation: Operation) => {
+  const inPath = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
+  const query = operation.route.request?.query;
+  const inQuery = query && "shape" in query ? Object.keys(query.shape as object).filter((name) => name.endsWith("Id")) : [];
+  return { inPath, inQuery };
+};
+
+/** A request for the operation: `ids` fills path and query ids, and replaces ids in the body example. */
+function requestFor(operation: Operation, ids: Record<string, string>, key?: string) {
+  const { inPath, inQuery } = idParameters(operation);
+  let path: string = operation.path;
+  for (const name of inPath) path = path.replace(`{${name}}`, ids[name] ?? "zz_000000");
+  const query = new URLSearchParams(inQuery.flatMap((name) => (ids[name] ? [[name, ids[name]]] : [])));
+  const example = bodyExample(operation);
+  const body = example && Object.fromEntries(Object.entries(example).map(([name, value]) => [name, ids[name] ?? value]));
+  return call(`${path}${query.size > 0 ? `?${query}` : ""}`, {
+    method: operation.method.toUpperCase(),
+    ...(key ? { key } : {}),
+    ...(body ? { json: body } : {}),
+  });
+}
+
+describe.each(catalogue.map((operation) => ({ name: `${operation.method.toUpperCase()} ${operation.path}`, operation })))(
+  "auth matrix: $name",
+  ({ operation }) => {
+    let people: Cast;
+    beforeAll(async () => {
+      people = await cast();
+    });
+
+    it("401 unauthorized without a token", async () => {
+      const response = await requestFor(operation, {});
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+    });
+
+    it("401 invalid_token for garbage, expired and revoked keys", async () => {
+      const { acme } = people;
+      for (const key of ["garbage", `crm_${"A".repeat(12)}_${"b".repeat(43)}`, acme.expiredKey, acme.revokedKey]) {
+        const response = await requestFor(operation, {}, key);
+        expect(response.status, `key ${key}`).toBe(401);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
+      }
+    });
+
+    it.skipIf(operation.scope === null)("403 insufficient_scope without the route's scope", async () => {
+      const { acme, alice } = people;
+      const { key } = await createKey({
+        organizationId: acme.id,
+        ownerId: alice.id,
+        scopes: scopes.filter((scope) => scope !== operation.scope),
+      });
+      const response = await requestFor(operation, {}, key);
+      expect(response.status).toBe(403);
+      expect(response.headers.get("www-authenticate")).toContain(`scope="${operation.scope}"`);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("insufficient_scope");
+    });
+
+    const { inPath, inQuery } = idParameters(operation);
+    const tenantInputs = [...inPath, ...inQuery];
+    it.skipIf(tenantInputs.length === 0)("404 for another organization's ids", async () => {
+      const ids: Record<string, string> = {};
+      for (const name of tenantInputs) {
+        const factory = foreignIdFactories[name];
+        if (!factory) throw new Error(`add a foreign-id factory for "${name}" to the auth matrix`);
+        ids[name] = await factory(people);
+      }
+      const response = await requestFor(operation, ids, people.alice.apiKey);
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    });
+  },
+);
