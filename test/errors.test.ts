@@ -123,14 +123,9 @@ describe("the regional Worker trusts only the gateway", () => {
     const stale = await signActorContext(await context({ issuedAt: Date.now() - 5 * 60_000 }), env.GATEWAY_CONTEXT_SECRET);
     const otherRoute = await signActorContext(await context({ operationId: "createObjectType" }), env.GATEWAY_CONTEXT_SECRET);
     const unsigned = btoa(JSON.stringify(await context()));
-    for (const headers of [
-      {},
-      { [actorContextHeader]: forged },
-      { [actorContextHeader]: stale },
-      { [actorContextHeader]: otherRoute },
-      { [actorContextHeader]: unsigned },
-    ]) {
-      await expectError(await regional(headers), 401, "unauthorized");
+    await expectError(await regional({}), 401, "unauthorized");
+    for (const token of [forged, stale, otherRoute, unsigned]) {
+      await expectError(await regional({ [actorContextHeader]: token }), 401, "unauthorized");
     }
   });
 });
