@@ -1,0 +1,77 @@
+// Starts the whole local stack: the gateway and both regional API Workers (us, eu) in one
+// `wrangler dev`, each with its own local D1, migrations applied, and the demo seed of
+// DESIGN.md section 13 loaded. Prints the base URL and alice's key; writes .dev/demo.json.
+// Safe to run again: secrets and state persist, and the seed is idempotent.
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+
+const origin = "http://127.0.0.1:8787";
+const state = resolve(".wrangler/state");
+const configs = { gateway: "wrangler.toml", us: "workers/api/wrangler.us.toml", eu: "workers/api/wrangler.eu.toml" };
+
+mkdirSync(".dev", { recursive: true });
+const secretsFile = ".dev/secrets.json";
+if (!existsSync(secretsFile)) {
+  const secret = () => randomBytes(32).toString("base64url");
+  writeFileSync(secretsFile, JSON.stringify({ GATEWAY_CONTEXT_SECRET: secret(), CURSOR_SECRET: secret() }, null, 2));
+}
+const secrets = JSON.parse(readFileSync(secretsFile, "utf8"));
+// wrangler reads local secrets from .dev.vars beside each Worker's config. DEV_TOOLS turns on the seed route.
+const devVars = (names) => `${[...names.map((name) => `${name}=${secrets[name]}`), "DEV_TOOLS=true"].join("\n")}\n`;
+writeFileSync(".dev.vars", devVars(["GATEWAY_CONTEXT_SECRET"]));
+writeFileSync("workers/api/.dev.vars", devVars(["GATEWAY_CONTEXT_SECRET", "CURSOR_SECRET"]));
+
+const quiet = { ...process.env, WRANGLER_LOG: "warn", X_LOCAL_OBSERVABILITY: "false", CI: "true" };
+for (const [database, config] of [
+  ["crm-control", configs.gateway],
+  ["crm-us", configs.us],
+  ["crm-eu", configs.eu],
+]) {
+  execFileSync("wrangler", ["d1", "migrations", "apply", database, "--local", "--persist-to", state, "-c", config], {
+    env: quiet,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+const wrangler = spawn(
+  "wrangler",
+  ["dev", "-c", configs.gateway, "-c", configs.us, "-c", configs.eu, "--ip", "127.0.0.1", "--port", "8787", "--persist-to", state, "--log-level", "warn", "--show-interactive-dev-session=false"],
+  { env: { ...process.env, X_LOCAL_OBSERVABILITY: "false" }, stdio: ["ignore", "inherit", "inherit"] },
+);
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));
+wrangler.on("exit", (code) => process.exit(code ?? 0));
+
+async function waitForGateway() {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${origin}/api/v1/openapi.json`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((done) => setTimeout(done, 250));
+  }
+  throw new Error("the local stack did not start within 120 s");
+}
+
+try {
+  await waitForGateway();
+  const response = await fetch(`${origin}/__dev/seed`, { method: "POST" });
+  if (!response.ok) throw new Error(`seeding failed: ${response.status} ${await response.text()}`);
+  const demo = await response.json();
+  writeFileSync(".dev/demo.json", `${JSON.stringify(demo, null, 2)}\n`);
+  const alice = demo.organizations[0].users[0];
+  console.log(`
+  CRM API running at ${demo.baseUrl}
+  alice's key (Acme owner, every scope): ${alice.apiKey}
+  every demo user and key: .dev/demo.json · reference: ${demo.baseUrl}/docs
+
+  curl -H "Authorization: Bearer ${alice.apiKey}" ${demo.baseUrl}/workspaces
+`);
+} catch (error) {
+  console.error(String(error));
+  wrangler.kill("SIGTERM");
+  process.exitCode = 1;
+}
