@@ -37,7 +37,24 @@ for (const [database, config] of [
 
 const wrangler = spawn(
   "wrangler",
-  ["dev", "-c", configs.gateway, "-c", configs.us, "-c", configs.eu, "--ip", "127.0.0.1", "--port", "8787", "--persist-to", state, "--log-level", "warn", "--show-interactive-dev-session=false"],
+  [
+    "dev",
+    "-c",
+    configs.gateway,
+    "-c",
+    configs.us,
+    "-c",
+    configs.eu,
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    "8787",
+    "--persist-to",
+    state,
+    "--log-level",
+    "warn",
+    "--show-interactive-dev-session=false",
+  ],
   { env: { ...process.env, X_LOCAL_OBSERVABILITY: "false" }, stdio: ["ignore", "inherit", "inherit"] },
 );
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));
