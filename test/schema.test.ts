@@ -10,11 +10,15 @@ async function columnsIn(database: D1Database, table: string) {
     required: number;
     pk: number;
   }>();
-  return results.map((column) => ({ name: column.name, notNull: column.required === 1 || column.pk > 0 })).sort((a, b) => a.name.localeCompare(b.name));
+  return results
+    .map((column) => ({ name: column.name, notNull: column.required === 1 || column.pk > 0 }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 const tablesOf = (schema: Record<string, unknown>) =>
-  Object.values(schema).filter((value): value is SQLiteTable => typeof value === "object" && value !== null && Symbol.for("drizzle:IsDrizzleTable") in value);
+  Object.values(schema).filter(
+    (value): value is SQLiteTable => typeof value === "object" && value !== null && Symbol.for("drizzle:IsDrizzleTable") in value,
+  );
 
 describe.each([
   { plane: "control", schema: control, database: () => env.CONTROL_DB },
@@ -23,7 +27,10 @@ describe.each([
   it.each(tablesOf(schema).map((table) => ({ name: getTableConfig(table).name, table })))("$name", async ({ table }) => {
     const config = getTableConfig(table);
     const expected = config.columns
-      .map((column) => ({ name: column.name, notNull: column.notNull || column.primary || config.primaryKeys.some((key) => key.columns.includes(column)) }))
+      .map((column) => ({
+        name: column.name,
+        notNull: column.notNull || column.primary || config.primaryKeys.some((key) => key.columns.includes(column)),
+      }))
       .sort((a, b) => a.name.localeCompare(b.name));
     expect(await columnsIn(database(), config.name)).toEqual(expected);
   });

@@ -1,3 +1,4 @@
+import { getUsage } from "./operations/usage";
 import { listWorkspaces } from "./operations/workspaces";
 
 /**
@@ -7,11 +8,18 @@ import { listWorkspaces } from "./operations/workspaces";
  */
 export const operations = {
   listWorkspaces,
+  getUsage,
 } as const;
 
 export type OperationId = keyof typeof operations;
 
 export const catalogue = Object.values(operations);
+
+type OperationIdServedBy<S> = { [Id in OperationId]: (typeof operations)[Id]["servedBy"] extends S ? Id : never }[OperationId];
+/** Operations whose handlers run in the regional Worker. */
+export type RegionalOperationId = OperationIdServedBy<"region">;
+/** Operations on control-plane data, served by the gateway itself. */
+export type GatewayOperationId = OperationIdServedBy<"gateway">;
 
 /** Routes the reference names as removed: they answer 410 `route_removed`. */
 export const removedRoutes = [{ method: "GET", path: "/record-email-attachment-download" }] as const;

@@ -5,6 +5,7 @@ export * from "./http-errors";
 export * from "./ids";
 export * from "./openapi";
 export * from "./operation";
+export * from "./operations/usage";
 export * from "./operations/workspaces";
 export * from "./pagination";
 export * from "./scopes";

@@ -21,11 +21,14 @@ export const costUnits = { free: 0, read: 20, write: 40 } as const;
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
+type Server = "region" | "gateway";
+
 interface OperationSpec<
   M extends Method,
   P extends string,
   Req extends RouteConfig["request"],
   Res extends RouteConfig["responses"],
+  S extends Server,
 > {
   operationId: string;
   tag: Tag;
@@ -36,6 +39,11 @@ interface OperationSpec<
   costUnits: number;
   /** Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). */
   mcpTool: string;
+  /**
+   * Where the handler runs: the organization's regional Worker (default), or the gateway itself
+   * for operations on control-plane data (usage ledger, API keys) that lives only there.
+   */
+  servedBy?: S;
   method: M;
   /** Path template relative to `{base_url}` (which already holds `/api/v1`), OpenAPI style `{id}`. */
   path: P;
@@ -93,7 +101,8 @@ export function defineOperation<
   const P extends string,
   const Req extends RouteConfig["request"],
   const Res extends RouteConfig["responses"],
->(spec: OperationSpec<M, P, Req, Res>) {
+  const S extends Server = "region",
+>(spec: OperationSpec<M, P, Req, Res, S>) {
   const route = createRoute<P, OperationRoute<M, P, Req, Res>>({
     method: spec.method,
     path: spec.path,
@@ -117,6 +126,7 @@ export function defineOperation<
     scope: spec.scope,
     costUnits: spec.costUnits,
     mcpTool: spec.mcpTool,
+    servedBy: (spec.servedBy ?? "region") as S,
     route,
   };
 }

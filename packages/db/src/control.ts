@@ -82,3 +82,18 @@ export const apiKeyActivity = sqliteTable(
   },
   (table) => [index("api_key_activity_key_at").on(table.apiKeyId, table.at)],
 );
+
+/** Token-usage ledger: integer cost units and successful requests per organization, UTC day and route. */
+export const tokenUsage = sqliteTable(
+  "token_usage",
+  {
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    day: text("day").notNull(),
+    route: text("route").notNull(),
+    requests: integer("requests").notNull(),
+    costUnits: integer("cost_units").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.organizationId, table.day, table.route] })],
+);

@@ -58,6 +58,7 @@ export function createApp() {
   );
 
   for (const operation of catalogue) {
+    if (operation.servedBy !== "region") continue;
     const handler = handlers[operation.operationId as keyof typeof handlers];
     const middleware = [gatewayContext(operation.operationId), jsonOnly, idempotency];
     api.openapi({ ...operation.route, middleware }, handler as never);

@@ -1,8 +1,8 @@
-import type { OperationId, operations } from "@crm/contracts";
+import type { operations, RegionalOperationId } from "@crm/contracts";
 import type { OperationHandler } from "./handler";
 import { listWorkspaces } from "./routes/workspaces/list-workspaces";
 
-/** Every catalogue operation has exactly one handler here; the type makes a missing one a compile error. */
-export const handlers: { [Id in OperationId]: OperationHandler<(typeof operations)[Id]> } = {
+/** Every regional catalogue operation has exactly one handler here; the type makes a missing one a compile error. */
+export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof operations)[Id]> } = {
   listWorkspaces,
 };

@@ -1,22 +1,36 @@
-import { ApiError, catalogue, type Operation, removedRoutes, respondWithError } from "@crm/contracts";
+import {
+  ApiError,
+  catalogue,
+  type GatewayOperationId,
+  type Operation,
+  removedRoutes,
+  respondWithError,
+  validationHook,
+} from "@crm/contracts";
 import { newId } from "@crm/db";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { drizzle } from "drizzle-orm/d1";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { recordKeyActivity } from "./activity";
+import { recordUse } from "./activity";
 import { authenticateApiKey, bearerToken, insufficientScope } from "./authenticate";
 import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
 import { forwardToRegion } from "./forward";
+import { gatewayHandlers } from "./handlers";
 import { openApiDocumentFor } from "./openapi";
 import { allowedMethods } from "./route-matcher";
 import { seedRoutes } from "./seed/route";
 
 const maxBodyBytes = 1024 * 1024;
 
+/** The display value of integer cost units: 20 → "0.2". */
+const displayCost = (units: number) => String(units / 100);
+
 /**
- * Authenticates the bearer token, applies the `X-Service-Organization-Id` rule, and records the
- * key's use (lastUsedAt + activity row) after the response, whatever its status.
+ * Authenticates the bearer token and applies the `X-Service-Organization-Id` rule. After the
+ * response: `X-Token-Cost` (charged on 2xx only), and the credential's use recorded off the
+ * response path (lastUsedAt, activity row, token-usage ledger).
  */
 const authenticate =
   (operation: Operation): MiddlewareHandler<GatewayAppEnv> =>
@@ -29,17 +43,22 @@ const authenticate =
     }
     c.set("actor", actor);
     await next();
+    const status = c.res.status;
+    const charged = status >= 200 && status < 300 ? operation.costUnits : 0;
+    c.header("x-token-cost", displayCost(charged));
     const use = {
-      apiKeyId: actor.credential.id,
+      organizationId: actor.organizationId,
+      apiKeyId: actor.credential.type === "api_key" ? actor.credential.id : null,
       method: c.req.method,
       route: operation.path,
-      status: c.res.status,
+      status,
       ip: c.req.header("cf-connecting-ip") ?? null,
       at: Date.now(),
+      costUnits: charged,
     };
     c.executionCtx.waitUntil(
-      recordKeyActivity(c.var.controlDb, use).catch((error: unknown) =>
-        console.error(JSON.stringify({ requestId: c.var.requestId, activity: String(error) })),
+      recordUse(c.var.controlDb, use).catch((error: unknown) =>
+        console.error(JSON.stringify({ requestId: c.var.requestId, recordUse: String(error) })),
       ),
     );
   };
@@ -61,7 +80,7 @@ export function createGateway() {
     c.header("x-request-id", c.var.requestId);
   });
 
-  const api = new Hono<GatewayAppEnv>();
+  const api = new OpenAPIHono<GatewayAppEnv>({ defaultHook: validationHook });
   api.use(
     bodyLimit({
       maxSize: maxBodyBytes,
@@ -78,13 +97,14 @@ export function createGateway() {
     });
   }
   for (const operation of catalogue) {
-    api.on(
-      operation.method.toUpperCase(),
-      operation.route.getRoutingPath(),
-      authenticate(operation),
-      requireScope(operation),
-      (c) => forwardToRegion(c, operation),
-    );
+    const [authenticated, authorized] = [authenticate(operation), requireScope(operation)];
+    if (operation.servedBy === "gateway") {
+      const handler = gatewayHandlers[operation.operationId as GatewayOperationId];
+      api.openapi({ ...operation.route, middleware: [authenticated, authorized] }, handler as never);
+    } else {
+      const path = operation.route.getRoutingPath();
+      api.on(operation.method.toUpperCase(), path, authenticated, authorized, (c) => forwardToRegion(c, operation));
+    }
   }
   app.route("/api/v1", api);
   app.route("/__dev", seedRoutes);

@@ -1,0 +1,56 @@
+import { z } from "@hono/zod-openapi";
+import { costUnits, defineOperation, jsonResponse } from "../operation";
+
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "Expected a date as YYYY-MM-DD")
+  .refine(
+    (value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
+    "Not a calendar date",
+  );
+
+export const usageEntrySchema = z
+  .object({
+    date: z.string().openapi({ description: "UTC day, YYYY-MM-DD", example: "2026-11-23" }),
+    route: z.string().openapi({ description: "Method and path template", example: "GET /crm/objects" }),
+    requests: z.number().int().openapi({ description: "Successful (2xx) requests" }),
+    costUnits: z.number().int().openapi({ description: "Token cost in integer units (0.2 = 20)" }),
+    cost: z.number().openapi({ description: "Token cost as displayed (units / 100)" }),
+  })
+  .openapi("UsageEntry");
+
+export const usageReportSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    data: z.array(usageEntrySchema),
+    totals: z.object({ requests: z.number().int(), costUnits: z.number().int(), cost: z.number() }),
+  })
+  .openapi("UsageReport");
+
+export const usageQuerySchema = z
+  .object({
+    from: isoDate
+      .optional()
+      .openapi({ param: { name: "from", in: "query" }, description: "First UTC day (inclusive); default 29 days before `to`." }),
+    to: isoDate
+      .optional()
+      .openapi({ param: { name: "to", in: "query" }, description: "Last UTC day (inclusive); default today." }),
+  })
+  .strict();
+
+export const getUsage = defineOperation({
+  operationId: "getUsage",
+  tag: "Usage",
+  summary: "Token usage by day and route",
+  description:
+    "Token cost charged to the organization (successful requests only), per UTC day and route, for at most 366 days. Costs are integer units: reads 20 (0.2), writes 40 (0.4), `GET /workspaces` 0.",
+  scope: "usage:read",
+  costUnits: costUnits.read,
+  mcpTool: "usage_get",
+  servedBy: "gateway",
+  method: "get",
+  path: "/usage",
+  request: { query: usageQuerySchema },
+  responses: { 200: jsonResponse("Usage of the organization", usageReportSchema) },
+});
