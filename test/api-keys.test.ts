@@ -5,17 +5,9 @@ import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { apiKeyFromBytes, apiKeyPrefix, hashApiKey } from "../workers/gateway/src/api-keys";
 import { createKey, createOrganization } from "./fixtures";
-import { call, cast } from "./stack";
+import { call, cast, eventually } from "./stack";
 
 const db = () => drizzle(env.CONTROL_DB);
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    const value = await read();
-    if (done(value) || attempt > 50) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("API keys", () => {
   it("have the format crm_<12-char prefix>_<base62 secret of 32 bytes>", () => {

@@ -61,3 +61,13 @@ export async function cast() {
     support: acme.workspaces[1] as { id: string; name: string },
   };
 }
+
+/** Reads until `done` holds (or 5 s pass): for effects written after the response, such as usage records. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

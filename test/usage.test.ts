@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createKey, createOrganization } from "./fixtures";
-import { call } from "./stack";
+import { call, eventually } from "./stack";
 
 interface UsageReport {
   from: string;
@@ -38,11 +38,10 @@ describe("token costs and GET /usage", () => {
     const today = new Date().toISOString().slice(0, 10);
     const reader = await createKey({ organizationId, ownerId: userId, scopes: ["usage:read"] });
     const workspacesRow = (report: UsageReport) => report.data.find((row) => row.route === "GET /workspaces");
-    let report = await usage(reader.key);
-    for (let attempt = 0; (workspacesRow(report)?.requests ?? 0) < 2 && attempt < 50; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      report = await usage(reader.key);
-    }
+    const report = await eventually(
+      () => usage(reader.key),
+      (report) => (workspacesRow(report)?.requests ?? 0) >= 2,
+    );
     expect(report.to).toBe(today);
     // The 400 is not charged and the other organization's request is not in this ledger.
     expect(workspacesRow(report)).toEqual({ date: today, route: "GET /workspaces", requests: 2, costUnits: 0, cost: 0 });

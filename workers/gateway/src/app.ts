@@ -12,7 +12,6 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { drizzle } from "drizzle-orm/d1";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { recordUse } from "./activity";
 import { authenticateApiKey, bearerToken, insufficientScope } from "./authenticate";
 import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
@@ -56,10 +55,11 @@ const authenticate =
       at: Date.now(),
       costUnits: charged,
     };
+    const recorder = c.env.USAGE_RECORDER.get(c.env.USAGE_RECORDER.idFromName(actor.organizationId));
     c.executionCtx.waitUntil(
-      recordUse(c.var.controlDb, use).catch((error: unknown) =>
-        console.error(JSON.stringify({ requestId: c.var.requestId, recordUse: String(error) })),
-      ),
+      recorder
+        .record(use)
+        .catch((error: unknown) => console.error(JSON.stringify({ requestId: c.var.requestId, recordUse: String(error) }))),
     );
   };
 

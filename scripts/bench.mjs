@@ -1,0 +1,147 @@
+// Benchmarks on the Workers runtime itself (miniflare's Node API with the built bundles, not
+// `wrangler dev`, whose proxy caps throughput here). Every figure is compared with a baseline
+// measured in the same run: a bare Hono handler doing one D1 read by key.
+//   npm run bench            all scenarios
+//   npm run bench -- --quick shorter runs (for a smoke test)
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import autocannon from "autocannon";
+import { build } from "esbuild";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+
+const quick = process.argv.includes("--quick");
+const durationSeconds = quick ? 3 : 10;
+const secrets = { GATEWAY_CONTEXT_SECRET: "bench-context-secret", CURSOR_SECRET: "bench-cursor-secret", DEV_TOOLS: "true" };
+const buildDir = ".wrangler/build";
+
+function buildBundles() {
+  const quiet = { ...process.env, WRANGLER_LOG: "error" };
+  execFileSync("wrangler", ["deploy", "--dry-run", "-c", "wrangler.toml", "--outdir", `${buildDir}/gateway`], {
+    env: quiet,
+    stdio: "ignore",
+  });
+  execFileSync("wrangler", ["deploy", "--dry-run", "-c", "workers/api/wrangler.us.toml", "--outdir", `../../${buildDir}/api`], {
+    env: quiet,
+    stdio: "ignore",
+  });
+  return build({
+    entryPoints: ["bench/bare-worker.ts"],
+    bundle: true,
+    format: "esm",
+    outfile: `${buildDir}/bare/index.js`,
+    logLevel: "warning",
+  });
+}
+
+/** Miniflare options of a Worker, from its wrangler config (bindings, Durable Objects, D1) plus the built bundle. */
+function workerFromConfig(configPath, scriptPath, extraBindings) {
+  // Module rules and the root path describe how to load sources beside the config; a bundle needs neither.
+  const {
+    modulesRules: _rules,
+    rootPath: _root,
+    ...workerOptions
+  } = unstable_getMiniflareWorkerOptions(configPath).workerOptions;
+  return {
+    ...workerOptions,
+    modules: true,
+    scriptPath: resolve(scriptPath),
+    bindings: { ...workerOptions.bindings, ...extraBindings },
+  };
+}
+
+async function applyMigrations(database, directory) {
+  for (const file of readdirSync(directory)
+    .filter((name) => name.endsWith(".sql"))
+    .sort()) {
+    const statements = readFileSync(join(directory, file), "utf8")
+      .replace(/--.*$/gm, "")
+      .split(";")
+      .map((statement) => statement.trim())
+      .filter(Boolean);
+    await database.batch(statements.map((statement) => database.prepare(statement)));
+  }
+}
+
+async function load(url, connections, headers = {}) {
+  const result = await autocannon({ url, connections, duration: durationSeconds, headers, pipelining: 1 });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+async function startBare() {
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      host: "127.0.0.1",
+      port: 0,
+      workers: [
+        {
+          name: "bare",
+          modules: true,
+          scriptPath: `${buildDir}/bare/index.js`,
+          compatibilityDate: "2026-11-01",
+          d1Databases: { DB: "bench-bare" },
+        },
+      ],
+    }),
+  );
+  const url = await mf.ready;
+  const db = await mf.getD1Database("DB");
+  await db.exec("create table if not exists items (id text primary key, name text not null, created_at integer not null)");
+  await db.batch(
+    Array.from({ length: 1000 }, (_, i) =>
+      db.prepare("insert or ignore into items values (?, ?, ?)").bind(`item_${i}`, `Item ${i}`, Date.now()),
+    ),
+  );
+  return { mf, url: new URL("/items/item_500", url).href };
+}
+
+async function startStack() {
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      host: "127.0.0.1",
+      port: 0,
+      workers: [
+        { ...workerFromConfig("wrangler.toml", `${buildDir}/gateway/index.js`, secrets), name: "crm-gateway" },
+        { ...workerFromConfig("workers/api/wrangler.us.toml", `${buildDir}/api/index.js`, secrets), name: "crm-api-us" },
+        { ...workerFromConfig("workers/api/wrangler.eu.toml", `${buildDir}/api/index.js`, secrets), name: "crm-api-eu" },
+      ],
+    }),
+  );
+  const url = await mf.ready;
+  await applyMigrations(await mf.getD1Database("CONTROL_DB", "crm-gateway"), "migrations/control");
+  await applyMigrations(await mf.getD1Database("DB", "crm-api-us"), "migrations/regional");
+  await applyMigrations(await mf.getD1Database("DB", "crm-api-eu"), "migrations/regional");
+  const demo = await (await mf.dispatchFetch(new URL("/__dev/seed", url), { method: "POST" })).json();
+  return { mf, url, demo };
+}
+
+const ms = (value) => value.toFixed(2).padStart(8);
+const row = (name, figures) =>
+  `| ${name.padEnd(44)} | ${String(Math.round(figures.rps)).padStart(7)} | ${ms(figures.p50)} | ${ms(figures.p99)} |`;
+
+await buildBundles();
+const bare = await startBare();
+const stack = await startStack();
+const alice = stack.demo.organizations[0].users[0].apiKey;
+const pipelineUrl = new URL("/api/v1/workspaces", stack.url).href;
+const auth = { authorization: `Bearer ${alice}` };
+
+console.log(`\nGateway pipeline vs bare handler (${durationSeconds} s per figure, ${new Date().toISOString()})\n`);
+console.log("| scenario                                     |     rps | p50 (ms) | p99 (ms) |");
+console.log("|----------------------------------------------|---------|----------|----------|");
+const figures = {};
+for (const connections of [1, 32]) {
+  figures[`bare${connections}`] = await load(bare.url, connections);
+  console.log(row(`(a) bare Hono + 1 D1 read, c=${connections}`, figures[`bare${connections}`]));
+  figures[`full${connections}`] = await load(pipelineUrl, connections, auth);
+  console.log(row(`(b) full pipeline GET /workspaces, c=${connections}`, figures[`full${connections}`]));
+}
+console.log(`
+ratio b/a throughput at c=32: ${(figures.full32.rps / figures.bare32.rps).toFixed(2)} (target >= 0.6)
+added p50 at c=1: ${(figures.full1.p50 - figures.bare1.p50).toFixed(2)} ms (target <= 1.5 ms)
+`);
+
+await bare.mf.dispose();
+await stack.mf.dispose();
