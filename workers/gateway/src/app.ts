@@ -20,6 +20,7 @@ import { gatewayHandlers } from "./handlers";
 import { openApiDocumentFor } from "./openapi";
 import { allowedMethods } from "./route-matcher";
 import { seedRoutes } from "./seed/route";
+import { recordUse } from "./usage";
 
 const maxBodyBytes = 1024 * 1024;
 
@@ -55,12 +56,7 @@ const authenticate =
       at: Date.now(),
       costUnits: charged,
     };
-    const recorder = c.env.USAGE_RECORDER.get(c.env.USAGE_RECORDER.idFromName(actor.organizationId));
-    c.executionCtx.waitUntil(
-      recorder
-        .record(use)
-        .catch((error: unknown) => console.error(JSON.stringify({ requestId: c.var.requestId, recordUse: String(error) }))),
-    );
+    recordUse(c.var.controlDb, use, (promise) => c.executionCtx.waitUntil(promise));
   };
 
 const requireScope =

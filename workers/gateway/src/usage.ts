@@ -1,9 +1,7 @@
-import { DurableObject } from "cloudflare:workers";
 import { control, newId } from "@crm/db";
 import { eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { drizzle } from "drizzle-orm/d1";
-import type { GatewayEnv } from "./env";
+import type { DrizzleD1Database } from "drizzle-orm/d1";
 
 export interface CredentialUse {
   organizationId: string;
@@ -21,46 +19,37 @@ export interface CredentialUse {
 
 /** How long uses gather before one D1 batch writes them; also the delay before they show in `GET /usage`. */
 const flushDelayMs = 1_000;
-const maxUsesPerFlush = 500;
+const maxUsesPerFlush = 200;
+
+/** Uses of this isolate not yet written. Plain data: any request's flush may write them. */
+const pending: CredentialUse[] = [];
 
 /**
- * What requests leave behind in the control plane (API keys' lastUsedAt and activity rows, the
- * token-usage ledger), gathered per organization and written to D1 in one batch about once a
- * second. A D1 write on every request would halve the gateway's throughput; a call to this
- * object costs a fraction of that. Uses wait in the object's own SQLite storage, so an eviction
- * between a request and the flush loses nothing.
+ * Records what a request leaves behind in the control plane (an API key's lastUsedAt and activity
+ * row, the token-usage ledger), off the response path. A D1 write per request halved the gateway's
+ * throughput, so uses gather in the isolate and go to D1 in one batch: after a second, or at once
+ * when 200 are waiting. The request that starts a batch keeps it alive with `waitUntil` until
+ * written, so an idle isolate still flushes. A failed write puts the uses back for the next batch.
  */
-export class UsageRecorder extends DurableObject<GatewayEnv> {
-  constructor(ctx: DurableObjectState, env: GatewayEnv) {
-    super(ctx, env);
-    ctx.storage.sql.exec("create table if not exists pending (seq integer primary key autoincrement, use text not null)");
-  }
+export function recordUse(db: DrizzleD1Database, use: CredentialUse, waitUntil: (promise: Promise<unknown>) => void): void {
+  pending.push(use);
+  if (pending.length >= maxUsesPerFlush) waitUntil(flush(db));
+  else if (pending.length === 1) waitUntil(new Promise((resolve) => setTimeout(resolve, flushDelayMs)).then(() => flush(db)));
+}
 
-  async record(use: CredentialUse): Promise<void> {
-    this.ctx.storage.sql.exec("insert into pending (use) values (?)", JSON.stringify(use));
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + flushDelayMs);
-  }
-
-  override async alarm(): Promise<void> {
-    const rows = this.ctx.storage.sql
-      .exec<{ seq: number; use: string }>("select seq, use from pending order by seq limit ?", maxUsesPerFlush)
-      .toArray();
-    if (rows.length === 0) return;
-    await writeUses(
-      drizzle(this.env.CONTROL_DB),
-      rows.map((row) => JSON.parse(row.use) as CredentialUse),
-    );
-    // Deleted only once written: a failed flush throws, and the alarm is retried with the rows intact.
-    this.ctx.storage.sql.exec("delete from pending where seq <= ?", rows.at(-1)?.seq ?? 0);
-    const [{ remaining } = { remaining: 0 }] = this.ctx.storage.sql
-      .exec<{ remaining: number }>("select count(*) as remaining from pending")
-      .toArray();
-    if (remaining > 0) await this.ctx.storage.setAlarm(Date.now());
+async function flush(db: DrizzleD1Database): Promise<void> {
+  const uses = pending.splice(0, pending.length);
+  if (uses.length === 0) return;
+  try {
+    await writeUses(db, uses);
+  } catch (error) {
+    pending.unshift(...uses.slice(0, maxUsesPerFlush));
+    console.error(JSON.stringify({ usageFlush: String(error), uses: uses.length }));
   }
 }
 
 /** One D1 batch: activity rows, each key's latest lastUsedAt, and the ledger summed per (organization, day, route). */
-async function writeUses(db: ReturnType<typeof drizzle>, uses: CredentialUse[]): Promise<void> {
+async function writeUses(db: DrizzleD1Database, uses: CredentialUse[]): Promise<void> {
   const statements: BatchItem<"sqlite">[] = [];
   const lastUsed = new Map<string, number>();
   const ledger = new Map<string, { organizationId: string; day: string; route: string; requests: number; costUnits: number }>();
