@@ -6,13 +6,13 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import autocannon from "autocannon";
 import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { load } from "../bench/load.mjs";
 
 const quick = process.argv.includes("--quick");
-const durationSeconds = quick ? 3 : 10;
+const durationMs = quick ? 3_000 : 10_000;
 const secrets = { GATEWAY_CONTEXT_SECRET: "bench-context-secret", CURSOR_SECRET: "bench-cursor-secret", DEV_TOOLS: "true" };
 const buildDir = ".wrangler/build";
 
@@ -62,12 +62,6 @@ async function applyMigrations(database, directory) {
       .filter(Boolean);
     await database.batch(statements.map((statement) => database.prepare(statement)));
   }
-}
-
-async function load(url, connections, headers = {}) {
-  const result = await autocannon({ url, connections, duration: durationSeconds, headers, pipelining: 1 });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
 async function startBare() {
@@ -128,14 +122,14 @@ const alice = stack.demo.organizations[0].users[0].apiKey;
 const pipelineUrl = new URL("/api/v1/workspaces", stack.url).href;
 const auth = { authorization: `Bearer ${alice}` };
 
-console.log(`\nGateway pipeline vs bare handler (${durationSeconds} s per figure, ${new Date().toISOString()})\n`);
+console.log(`\nGateway pipeline vs bare handler (${durationMs / 1000} s per figure, ${new Date().toISOString()})\n`);
 console.log("| scenario                                     |     rps | p50 (ms) | p99 (ms) |");
 console.log("|----------------------------------------------|---------|----------|----------|");
 const figures = {};
 for (const connections of [1, 32]) {
-  figures[`bare${connections}`] = await load(bare.url, connections);
+  figures[`bare${connections}`] = await load(bare.url, { connections, durationMs });
   console.log(row(`(a) bare Hono + 1 D1 read, c=${connections}`, figures[`bare${connections}`]));
-  figures[`full${connections}`] = await load(pipelineUrl, connections, auth);
+  figures[`full${connections}`] = await load(pipelineUrl, { connections, durationMs, headers: auth });
   console.log(row(`(b) full pipeline GET /workspaces, c=${connections}`, figures[`full${connections}`]));
 }
 console.log(`
