@@ -1,6 +1,7 @@
 export * from "./actor-context";
 export * from "./catalogue";
 export * from "./errors";
+export * from "./events";
 export * from "./http-errors";
 export * from "./ids";
 export * from "./openapi";

@@ -50,3 +50,24 @@ export const idempotencyKeys = sqliteTable(
     index("idempotency_keys_expiry").on(table.expiresAt),
   ],
 );
+
+/**
+ * Transactional outbox: every event is inserted in the same D1 batch as the change it announces,
+ * then handed to the events Queue; `queuedAt` stays null until the Queue has accepted it, so a
+ * crash between the two loses nothing (a sweeper re-queues what is left).
+ */
+export const eventOutbox = sqliteTable(
+  "event_outbox",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    workspaceId: text("workspace_id").notNull(),
+    objectTypeId: text("object_type_id"),
+    type: text("type").notNull(),
+    /** The whole event as delivered (DESIGN.md section 10 payload), JSON. */
+    payload: text("payload").notNull(),
+    createdAt: integer("created_at").notNull(),
+    queuedAt: integer("queued_at"),
+  },
+  (table) => [index("event_outbox_unqueued").on(table.queuedAt, table.createdAt)],
+);
