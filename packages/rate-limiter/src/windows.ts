@@ -1,0 +1,125 @@
+import type { RateLimiter } from "./limiter-object";
+import type { WindowDecision } from "./sliding-window";
+
+export type WindowScope = "organization" | "workspace" | "identity" | "api_key" | "route" | "platform" | "ip";
+
+/** One counter a request must fit in; `key` names the Durable Object that keeps it. */
+export interface RateWindow {
+  readonly scope: WindowScope;
+  readonly key: string;
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+/** Who is asking and for what, as the gateway knows it after authentication. */
+export interface RateLimitedRequest {
+  readonly organizationId: string;
+  readonly workspaceId?: string | null;
+  readonly actorId: string;
+  readonly apiKeyId?: string | null;
+  /** Method and path template, e.g. `GET /records/{recordId}`, so ids do not split the budget. */
+  readonly routeKey: string;
+}
+
+/** The window closest to refusing, advertised in the `RateLimit` headers of an admitted request. */
+export interface TightestWindow {
+  readonly scope: WindowScope;
+  readonly limit: number;
+  readonly remaining: number;
+  /** Whole seconds until `remaining` grows again, rounded up so a client never comes back early. */
+  readonly resetSeconds: number;
+  readonly windowMs: number;
+}
+
+/** The window that refused, for the 429 problem details and `Retry-After`. */
+export interface RefusingWindow {
+  readonly scope: WindowScope;
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly retryAfterMs: number;
+}
+
+export type Admittance =
+  | { readonly allowed: true; readonly tightest: TightestWindow }
+  | { readonly allowed: false; readonly refusing: RefusingWindow };
+
+const MINUTE_MS = 60_000;
+
+/** Requests per minute for each scope. */
+export const RATE_LIMITS = {
+  organization: 600,
+  workspace: 300,
+  identity: 180,
+  api_key: 180,
+  route: 120,
+  platform: 2000,
+  ip: 60,
+} as const satisfies Record<WindowScope, number>;
+
+function minuteWindow(scope: WindowScope, key: string): RateWindow {
+  return { scope, key, limit: RATE_LIMITS[scope], windowMs: MINUTE_MS };
+}
+
+/** The windows an authenticated request must fit in; workspace and API key only when present. */
+export function windowsFor(request: RateLimitedRequest): RateWindow[] {
+  const windows = [minuteWindow("organization", `org:${request.organizationId}`)];
+  if (request.workspaceId) windows.push(minuteWindow("workspace", `ws:${request.workspaceId}`));
+  windows.push(minuteWindow("identity", `actor:${request.actorId}`));
+  if (request.apiKeyId) windows.push(minuteWindow("api_key", `key:${request.apiKeyId}`));
+  windows.push(minuteWindow("route", `route:${request.organizationId}:${request.routeKey}`));
+  windows.push(minuteWindow("platform", "platform"));
+  return windows;
+}
+
+/** The window for unauthenticated requests, checked before any database lookup. */
+export function ipWindow(ip: string): RateWindow {
+  return minuteWindow("ip", `ip:${ip}`);
+}
+
+/**
+ * Takes one admission from every window in parallel. All or nothing: if any window refuses, the
+ * admissions the others granted are refunded before returning, so a refused request consumes
+ * nothing. If a call fails, the granted admissions are refunded too and the failure is rethrown.
+ */
+export async function admit(namespace: DurableObjectNamespace<RateLimiter>, windows: readonly RateWindow[]): Promise<Admittance> {
+  if (windows.length === 0) throw new RangeError("admit needs at least one window");
+  const calls = await Promise.all(
+    windows.map(async (window) => {
+      const stub = namespace.get(namespace.idFromName(window.key));
+      try {
+        const decision: WindowDecision = await stub.take(window.limit, window.windowMs);
+        return { window, stub, decision, failure: null };
+      } catch (failure) {
+        return { window, stub, decision: null, failure: { reason: failure } };
+      }
+    }),
+  );
+
+  const failed = calls.find((call) => call.failure !== null);
+  const refused = calls.flatMap(({ window, decision }) => (decision && !decision.allowed ? [{ window, decision }] : []));
+  if (failed || refused.length > 0) {
+    await Promise.all(calls.flatMap(({ stub, decision }) => (decision?.token ? [stub.refund(decision.token)] : [])));
+  }
+  if (failed?.failure) throw failed.failure.reason;
+
+  const longest = refused.reduce<(typeof refused)[number] | undefined>(
+    (a, b) => (a === undefined || b.decision.retryAfterMs > a.decision.retryAfterMs ? b : a),
+    undefined,
+  );
+  if (longest) {
+    const { scope, limit, windowMs } = longest.window;
+    return { allowed: false, refusing: { scope, limit, windowMs, retryAfterMs: longest.decision.retryAfterMs } };
+  }
+
+  const admitted = calls.flatMap(({ window, decision }) => (decision ? [{ window, decision }] : []));
+  // Least remaining wins; on a tie, the window that takes longer to free a slot is the tighter.
+  const tightest = admitted.reduce((a, b) =>
+    b.decision.remaining < a.decision.remaining ||
+    (b.decision.remaining === a.decision.remaining && b.decision.resetMs > a.decision.resetMs)
+      ? b
+      : a,
+  );
+  const { scope, limit, windowMs } = tightest.window;
+  const { remaining, resetMs } = tightest.decision;
+  return { allowed: true, tightest: { scope, limit, remaining, resetSeconds: Math.ceil(resetMs / 1000), windowMs } };
+}

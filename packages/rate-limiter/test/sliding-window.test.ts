@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { type Admission, type AdmissionJournal, SlidingWindowLog } from "../src/sliding-window";
+
+const WINDOW_MS = 60_000;
+
+function fill(log: SlidingWindowLog, count: number, at: number, limit: number): string[] {
+  return Array.from({ length: count }, () => {
+    const decision = log.take(at, limit, WINDOW_MS);
+    if (!decision.token) throw new Error("expected an admission");
+    return decision.token;
+  });
+}
+
+describe("SlidingWindowLog", () => {
+  it("admits the limit-th request and refuses the next", () => {
+    const log = new SlidingWindowLog();
+    fill(log, 2, 1_000, 3);
+    expect(log.take(1_000, 3, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 0, retryAfterMs: 0 });
+    expect(log.take(1_000, 3, WINDOW_MS)).toEqual({
+      allowed: false,
+      remaining: 0,
+      retryAfterMs: WINDOW_MS,
+      resetMs: WINDOW_MS,
+      token: null,
+    });
+  });
+
+  it("counts an admission until exactly windowMs after it, then frees its slot", () => {
+    const log = new SlidingWindowLog();
+    fill(log, 1, 0, 1);
+    expect(log.take(WINDOW_MS - 1, 1, WINDOW_MS)).toMatchObject({ allowed: false, retryAfterMs: 1 });
+    expect(log.take(WINDOW_MS, 1, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 0, resetMs: WINDOW_MS });
+  });
+
+  it("frees slots one by one as admissions spread over time leave the window", () => {
+    const log = new SlidingWindowLog();
+    for (const at of [0, 10_000, 20_000]) expect(log.take(at, 3, WINDOW_MS).allowed).toBe(true);
+
+    expect(log.take(30_000, 3, WINDOW_MS)).toMatchObject({ allowed: false, retryAfterMs: 30_000 });
+    expect(log.take(60_000, 3, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 0, resetMs: 10_000 });
+    expect(log.take(60_000, 3, WINDOW_MS)).toMatchObject({ allowed: false, retryAfterMs: 10_000 });
+    expect(log.take(70_000, 3, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 0, resetMs: 10_000 });
+    expect(log.take(79_999, 3, WINDOW_MS)).toMatchObject({ allowed: false, retryAfterMs: 1 });
+  });
+
+  it("reports remaining and the time until the oldest admission leaves", () => {
+    const log = new SlidingWindowLog();
+    expect(log.take(5_000, 10, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 9, resetMs: WINDOW_MS });
+    expect(log.take(20_000, 10, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 8, resetMs: 45_000 });
+  });
+
+  it("refund frees exactly one slot; a second refund or an unknown token changes nothing", () => {
+    const log = new SlidingWindowLog();
+    const [first] = fill(log, 3, 0, 3);
+    expect(log.take(1, 3, WINDOW_MS).allowed).toBe(false);
+
+    expect(log.refund(first as string)).toBe(true);
+    expect(log.refund(first as string)).toBe(false);
+    expect(log.refund("not-a-token")).toBe(false);
+    expect(log.size).toBe(2);
+
+    expect(log.take(2, 3, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(log.take(2, 3, WINDOW_MS).allowed).toBe(false);
+  });
+
+  it("does not refund an admission that has already left the window", () => {
+    const log = new SlidingWindowLog();
+    const [old] = fill(log, 1, 0, 2);
+    fill(log, 1, WINDOW_MS, 2);
+    expect(log.refund(old as string)).toBe(false);
+    expect(log.size).toBe(1);
+  });
+
+  it("waits for enough admissions to leave when the limit was lowered", () => {
+    const log = new SlidingWindowLog();
+    for (const at of [0, 1_000, 2_000, 3_000]) log.take(at, 4, WINDOW_MS);
+    // Three of the four must leave before one more fits under a limit of 2; the last goes at 62 000.
+    expect(log.take(4_000, 2, WINDOW_MS)).toMatchObject({ allowed: false, retryAfterMs: 58_000 });
+  });
+
+  it("keeps its order when the clock steps back", () => {
+    const log = new SlidingWindowLog();
+    log.take(10_000, 2, WINDOW_MS);
+    log.take(9_000, 2, WINDOW_MS);
+    expect(log.take(69_999, 2, WINDOW_MS)).toMatchObject({ allowed: false, retryAfterMs: 1 });
+    expect(log.take(70_000, 2, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it("stays exact across compaction of many expired admissions", () => {
+    const log = new SlidingWindowLog();
+    for (let at = 0; at < 1_000; at++) expect(log.take(at * 100, 600, WINDOW_MS).allowed).toBe(true);
+    expect(log.size).toBe(600);
+    expect(log.take(99_900, 600, WINDOW_MS)).toMatchObject({ allowed: false, retryAfterMs: 100 });
+  });
+
+  it("resumes from stored admissions", () => {
+    const stored: Admission[] = [
+      { token: "b", at: 2_000 },
+      { token: "a", at: 1_000 },
+    ];
+    const log = new SlidingWindowLog(stored);
+    expect(log.take(3_000, 2, WINDOW_MS)).toMatchObject({ allowed: false, retryAfterMs: 58_000 });
+    expect(log.refund("a")).toBe(true);
+  });
+
+  it("tells the journal about every admission, expiry and refund", () => {
+    const events: string[] = [];
+    const journal: AdmissionJournal = {
+      admitted: ({ at }) => events.push(`admitted ${at}`),
+      expired: (cutoff) => events.push(`expired <= ${cutoff}`),
+      refunded: ({ at }) => events.push(`refunded ${at}`),
+    };
+    const log = new SlidingWindowLog([], journal);
+    const first = log.take(0, 2, WINDOW_MS).token as string;
+    log.take(1_000, 2, WINDOW_MS);
+    log.refund(first);
+    log.take(61_000, 2, WINDOW_MS);
+    expect(events).toEqual(["admitted 0", "admitted 1000", "refunded 0", "expired <= 1000", "admitted 61000"]);
+  });
+
+  it("rejects a limit or window that cannot admit anything", () => {
+    const log = new SlidingWindowLog();
+    expect(() => log.take(0, 0, WINDOW_MS)).toThrow(RangeError);
+    expect(() => log.take(0, 1.5, WINDOW_MS)).toThrow(RangeError);
+    expect(() => log.take(0, 1, 0)).toThrow(RangeError);
+  });
+});

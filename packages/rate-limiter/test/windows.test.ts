@@ -1,0 +1,145 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { RateLimiter } from "../src/limiter-object";
+import { admit, ipWindow, type RateWindow, windowsFor } from "../src/windows";
+
+const START = Date.UTC(2026, 10, 23, 12, 0, 0);
+
+function stubFor(window: RateWindow) {
+  return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(window.key));
+}
+
+/** Points the clock of every window's object at `time.now`, which the test then moves. */
+async function freezeClocks(windows: readonly RateWindow[], time: { now: number }) {
+  await Promise.all(
+    windows.map((window) =>
+      runInDurableObject(stubFor(window), (limiter: RateLimiter) => {
+        limiter.clock = () => time.now;
+      }),
+    ),
+  );
+}
+
+/** Admissions a window's object has stored, read from its SQLite table. */
+function storedAdmissions(window: RateWindow): Promise<number> {
+  return runInDurableObject(
+    stubFor(window),
+    (_limiter: RateLimiter, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM admission").one().n,
+  );
+}
+
+async function fill(window: RateWindow, count: number) {
+  for (let i = 0; i < count; i++) await stubFor(window).take(window.limit, window.windowMs);
+}
+
+function byScope(windows: readonly RateWindow[], scope: RateWindow["scope"]): RateWindow {
+  const window = windows.find((candidate) => candidate.scope === scope);
+  if (!window) throw new Error(`no ${scope} window`);
+  return window;
+}
+
+/** Distinct ids per test so the shared `platform` window is the only counter tests have in common. */
+function request(tag: string) {
+  return {
+    organizationId: `org-${tag}`,
+    workspaceId: `ws-${tag}`,
+    actorId: `actor-${tag}`,
+    apiKeyId: `key-${tag}`,
+    routeKey: "GET /records/{recordId}",
+  };
+}
+
+describe("windowsFor", () => {
+  it("names one counter per scope with the per-minute budgets", () => {
+    expect(windowsFor(request("a"))).toEqual([
+      { scope: "organization", key: "org:org-a", limit: 600, windowMs: 60_000 },
+      { scope: "workspace", key: "ws:ws-a", limit: 300, windowMs: 60_000 },
+      { scope: "identity", key: "actor:actor-a", limit: 180, windowMs: 60_000 },
+      { scope: "api_key", key: "key:key-a", limit: 180, windowMs: 60_000 },
+      { scope: "route", key: "route:org-a:GET /records/{recordId}", limit: 120, windowMs: 60_000 },
+      { scope: "platform", key: "platform", limit: 2000, windowMs: 60_000 },
+    ]);
+  });
+
+  it("leaves out the workspace and API key windows when the request has none", () => {
+    const scopes = windowsFor({ ...request("b"), workspaceId: null, apiKeyId: undefined }).map((window) => window.scope);
+    expect(scopes).toEqual(["organization", "identity", "route", "platform"]);
+  });
+
+  it("limits unauthenticated clients per IP", () => {
+    expect(ipWindow("203.0.113.7")).toEqual({ scope: "ip", key: "ip:203.0.113.7", limit: 60, windowMs: 60_000 });
+  });
+});
+
+describe("admit", () => {
+  it("admits through every window and reports the one with least remaining", async () => {
+    const time = { now: START };
+    const windows = windowsFor(request("tightest"));
+    await freezeClocks(windows, time);
+    const apiKey = byScope(windows, "api_key");
+    await fill(apiKey, 100);
+
+    time.now = START + 15_500;
+    const result = await admit(env.RATE_LIMITER, windows);
+    expect(result).toEqual({
+      allowed: true,
+      tightest: { scope: "api_key", limit: 180, remaining: 79, resetSeconds: 45, windowMs: 60_000 },
+    });
+    for (const window of windows.filter((candidate) => candidate.scope !== "platform")) {
+      expect(await storedAdmissions(window)).toBe(window === apiKey ? 101 : 1);
+    }
+  });
+
+  it("gives back what the other windows granted when one is full", async () => {
+    const time = { now: START };
+    const windows = windowsFor(request("all-or-nothing"));
+    await freezeClocks(windows, time);
+    const route = byScope(windows, "route");
+    await fill(route, route.limit);
+    await admit(
+      env.RATE_LIMITER,
+      windows.filter((window) => window !== route),
+    );
+    const before = await Promise.all(windows.map(storedAdmissions));
+
+    time.now = START + 12_000;
+    const result = await admit(env.RATE_LIMITER, windows);
+    expect(result).toEqual({ allowed: false, refusing: { scope: "route", limit: 120, windowMs: 60_000, retryAfterMs: 48_000 } });
+    expect(await Promise.all(windows.map(storedAdmissions))).toEqual(before);
+  });
+
+  it("names the refusing window that frees last when several refuse", async () => {
+    const time = { now: START };
+    const windows = windowsFor(request("several"));
+    await freezeClocks(windows, time);
+    await fill(byScope(windows, "identity"), 180);
+    time.now = START + 10_000;
+    await fill(byScope(windows, "route"), 120);
+
+    time.now = START + 20_000;
+    const result = await admit(env.RATE_LIMITER, windows);
+    expect(result).toEqual({ allowed: false, refusing: { scope: "route", limit: 120, windowMs: 60_000, retryAfterMs: 50_000 } });
+  });
+
+  it("admits exactly the limit of parallel requests from one client IP", async () => {
+    const time = { now: START };
+    const window = ipWindow("198.51.100.20");
+    await freezeClocks([window], time);
+    const results = await Promise.all(Array.from({ length: 75 }, () => admit(env.RATE_LIMITER, [window])));
+    expect(results.filter((result) => result.allowed)).toHaveLength(60);
+    expect(results.find((result) => !result.allowed)).toEqual({
+      allowed: false,
+      refusing: { scope: "ip", limit: 60, windowMs: 60_000, retryAfterMs: 60_000 },
+    });
+  });
+
+  it("refunds the granted admissions and rethrows when a window cannot be asked", async () => {
+    const time = { now: START };
+    const healthy = ipWindow("192.0.2.1");
+    const broken: RateWindow = { scope: "ip", key: "ip:192.0.2.2", limit: 0, windowMs: 60_000 };
+    await freezeClocks([healthy, broken], time);
+    await expect(admit(env.RATE_LIMITER, [healthy, broken])).rejects.toThrow(RangeError);
+    expect(await storedAdmissions(healthy)).toBe(0);
+  });
+});
