@@ -22,6 +22,7 @@ const regionWorker = (region: keyof typeof regionDatabase) => ({
 export default defineConfig({
   test: {
     projects: [
+      "packages/rate-limiter",
       {
         plugins: [
           cloudflareTest(async () => ({

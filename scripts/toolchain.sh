@@ -16,7 +16,7 @@ export PATH="$root/tools/node_modules/.bin:$root/node_modules/.bin:$PATH"
 
 if [ ! -f node_modules/.modules.yaml ] || [ pnpm-lock.yaml -nt node_modules/.modules.yaml ]; then
   echo "› installing workspace dependencies (pnpm install)" >&2
-  pnpm install --frozen-lockfile --reporter=silent
+  pnpm install --frozen-lockfile
 fi
 
 exec "$@"

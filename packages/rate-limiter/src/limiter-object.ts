@@ -36,6 +36,11 @@ export class RateLimiter extends DurableObject {
     return this.#log.take(this.clock(), limit, windowMs);
   }
 
+  /** Whether `take` would admit now, consuming nothing: lets a caller refuse early without counting. */
+  peek(limit: number, windowMs: number): WindowDecision {
+    return this.#log.peek(this.clock(), limit, windowMs);
+  }
+
   /** Gives back the admission `token` names; true if it was still in the window. */
   refund(token: string): boolean {
     return this.#log.refund(token);

@@ -90,6 +90,23 @@ export class SlidingWindowLog {
     };
   }
 
+  /** What `take` would decide now, without recording anything (`token` is always null). */
+  peek(now: number, limit: number, windowMs: number): WindowDecision {
+    this.#expire(now - windowMs);
+    const count = this.size;
+    if (count >= limit) {
+      const retryAfterMs = this.#at(count - limit).at + windowMs - now;
+      return { allowed: false, remaining: 0, retryAfterMs, resetMs: retryAfterMs, token: null };
+    }
+    return {
+      allowed: true,
+      remaining: limit - count,
+      retryAfterMs: 0,
+      resetMs: count > 0 ? this.#at(0).at + windowMs - now : 0,
+      token: null,
+    };
+  }
+
   /** Removes exactly the admission `token` names; returns false if it is unknown or already gone. */
   refund(token: string): boolean {
     const index = this.#entries.findIndex((entry, i) => i >= this.#head && entry.token === token);

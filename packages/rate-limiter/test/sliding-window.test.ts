@@ -12,6 +12,21 @@ function fill(log: SlidingWindowLog, count: number, at: number, limit: number): 
 }
 
 describe("SlidingWindowLog", () => {
+  it("peeks at the decision without recording an admission", () => {
+    const log = new SlidingWindowLog();
+    expect(log.peek(0, 2, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 2, token: null });
+    fill(log, 2, 1_000, 2);
+    expect(log.peek(5_000, 2, WINDOW_MS)).toEqual({
+      allowed: false,
+      remaining: 0,
+      retryAfterMs: 56_000,
+      resetMs: 56_000,
+      token: null,
+    });
+    expect(log.size).toBe(2);
+    expect(log.peek(61_000, 2, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 2 });
+  });
+
   it("admits the limit-th request and refuses the next", () => {
     const log = new SlidingWindowLog();
     fill(log, 2, 1_000, 3);

@@ -10,14 +10,15 @@ import {
 import { newId } from "@crm/db";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { drizzle } from "drizzle-orm/d1";
-import { Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { authenticateApiKey, bearerToken, insufficientScope } from "./authenticate";
+import { authenticateApiKey, bearerToken, insufficientScope, needsLookup } from "./authenticate";
 import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
 import { forwardToRegion } from "./forward";
 import { gatewayHandlers } from "./handlers";
 import { openApiDocumentFor } from "./openapi";
+import { clientIpWindow, limitRate } from "./rate-limits";
 import { allowedMethods } from "./route-matcher";
 import { seedRoutes } from "./seed/route";
 import { recordUse } from "./usage";
@@ -28,6 +29,23 @@ const maxBodyBytes = 1024 * 1024;
 const displayCost = (units: number) => String(units / 100);
 
 /**
+ * Authenticates the bearer token. Failed attempts count against the client IP's window, and a
+ * token that would need a database lookup is first checked against that window (DESIGN.md
+ * section 4: unauthenticated requests meet the IP window before any lookup).
+ */
+async function authenticateRequest(c: Context<GatewayAppEnv>): Promise<GatewayAppEnv["Variables"]["actor"]> {
+  const clientIp = clientIpWindow(c.env, c.req.header("cf-connecting-ip") ?? "unknown");
+  try {
+    const token = bearerToken(c.req.header("authorization"));
+    if (needsLookup(token)) await clientIp.guard();
+    return await authenticateApiKey(c.var.controlDb, token);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) await clientIp.countFailure();
+    throw error;
+  }
+}
+
+/**
  * Authenticates the bearer token and applies the `X-Service-Organization-Id` rule. After the
  * response: `X-Token-Cost` (charged on 2xx only), and the credential's use recorded off the
  * response path (lastUsedAt, activity row, token-usage ledger).
@@ -35,8 +53,7 @@ const displayCost = (units: number) => String(units / 100);
 const authenticate =
   (operation: Operation): MiddlewareHandler<GatewayAppEnv> =>
   async (c, next) => {
-    const token = bearerToken(c.req.header("authorization"));
-    const actor = await authenticateApiKey(c.var.controlDb, token);
+    const actor = await authenticateRequest(c);
     const requestedOrganization = c.req.header("x-service-organization-id");
     if (requestedOrganization !== undefined && requestedOrganization !== actor.organizationId) {
       throw new ApiError("organization_mismatch", "X-Service-Organization-Id names another organization than the API key's");
@@ -93,13 +110,13 @@ export function createGateway() {
     });
   }
   for (const operation of catalogue) {
-    const [authenticated, authorized] = [authenticate(operation), requireScope(operation)];
+    const [authenticated, limited, authorized] = [authenticate(operation), limitRate(operation), requireScope(operation)];
     if (operation.servedBy === "gateway") {
       const handler = gatewayHandlers[operation.operationId as GatewayOperationId];
-      api.openapi({ ...operation.route, middleware: [authenticated, authorized] }, handler as never);
+      api.openapi({ ...operation.route, middleware: [authenticated, limited, authorized] }, handler as never);
     } else {
       const path = operation.route.getRoutingPath();
-      api.on(operation.method.toUpperCase(), path, authenticated, authorized, (c) => forwardToRegion(c, operation));
+      api.on(operation.method.toUpperCase(), path, authenticated, limited, authorized, (c) => forwardToRegion(c, operation));
     }
   }
   app.route("/api/v1", api);

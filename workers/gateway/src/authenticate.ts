@@ -90,6 +90,13 @@ async function loadKey(db: DrizzleD1Database, prefix: string, now: number): Prom
   return record;
 }
 
+/** Whether authenticating this token reads the database: its key was not looked up in this isolate lately. */
+export function needsLookup(token: string, now = Date.now()): boolean {
+  const prefix = apiKeyPrefix(token);
+  const cached = prefix ? keyCache.get(prefix) : undefined;
+  return prefix !== null && !(cached && now - cached.loadedAt < keyCacheMs);
+}
+
 /** Forgets a key in this isolate at once, e.g. right after it was revoked here. */
 export const forgetKey = (prefix: string) => keyCache.delete(prefix);
 

@@ -28,7 +28,8 @@ export async function forwardToRegion(c: Context<GatewayAppEnv>, operation: Oper
   const response = await regionService.fetch(`https://api.${region}.internal${url.pathname}${url.search}`, {
     method: c.req.method,
     headers,
-    body: hasBody ? c.req.raw.body : null,
+    // Bytes as received; Hono caches them when the gateway has already read the body.
+    body: hasBody ? await c.req.arrayBuffer() : null,
   });
   // A fetched response has immutable headers; the gateway still adds its own (X-Request-Id, limits).
   return new Response(response.body, response);
