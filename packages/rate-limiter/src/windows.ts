@@ -56,18 +56,24 @@ export const RATE_LIMITS = {
   ip: 60,
 } as const satisfies Record<WindowScope, number>;
 
-function minuteWindow(scope: WindowScope, key: string): RateWindow {
-  return { scope, key, limit: RATE_LIMITS[scope], windowMs: MINUTE_MS };
+export type RateBudgets = Record<WindowScope, number>;
+
+function minuteWindow(scope: WindowScope, key: string, budgets: RateBudgets = RATE_LIMITS): RateWindow {
+  return { scope, key, limit: budgets[scope], windowMs: MINUTE_MS };
 }
 
+/** The budgets times `factor`: the benchmark raises them so that it measures the pipeline, not refusals. */
+export const scaledBudgets = (factor: number): RateBudgets =>
+  Object.fromEntries(Object.entries(RATE_LIMITS).map(([scope, limit]) => [scope, limit * factor])) as RateBudgets;
+
 /** The windows an authenticated request must fit in; workspace and API key only when present. */
-export function windowsFor(request: RateLimitedRequest): RateWindow[] {
-  const windows = [minuteWindow("organization", `org:${request.organizationId}`)];
-  if (request.workspaceId) windows.push(minuteWindow("workspace", `ws:${request.workspaceId}`));
-  windows.push(minuteWindow("identity", `actor:${request.actorId}`));
-  if (request.apiKeyId) windows.push(minuteWindow("api_key", `key:${request.apiKeyId}`));
-  windows.push(minuteWindow("route", `route:${request.organizationId}:${request.routeKey}`));
-  windows.push(minuteWindow("platform", "platform"));
+export function windowsFor(request: RateLimitedRequest, budgets: RateBudgets = RATE_LIMITS): RateWindow[] {
+  const windows = [minuteWindow("organization", `org:${request.organizationId}`, budgets)];
+  if (request.workspaceId) windows.push(minuteWindow("workspace", `ws:${request.workspaceId}`, budgets));
+  windows.push(minuteWindow("identity", `actor:${request.actorId}`, budgets));
+  if (request.apiKeyId) windows.push(minuteWindow("api_key", `key:${request.apiKeyId}`, budgets));
+  windows.push(minuteWindow("route", `route:${request.organizationId}:${request.routeKey}`, budgets));
+  windows.push(minuteWindow("platform", "platform", budgets));
   return windows;
 }
 

@@ -87,6 +87,8 @@ describe("RateLimiter Durable Object", () => {
     time.now = START + 10_000;
     await stub.take(3, WINDOW_MS);
 
+    // The runtime evicts only idle objects, long after their pending write (1 s) has run.
+    await runInDurableObject(stub, (limiter: RateLimiter) => limiter.save());
     await evictDurableObject(stub);
     const fresh = await counter(name, time);
     expect(await fresh.take(3, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 0, resetMs: 50_000 });
@@ -94,12 +96,30 @@ describe("RateLimiter Durable Object", () => {
     expect(await fresh.refund(kept.token as string)).toBe(true);
 
     time.now = START + 70_000;
+    await runInDurableObject(fresh, (limiter: RateLimiter) => limiter.save());
     await evictDurableObject(fresh);
     const afterExpiry = await counter(name, time);
     expect(await afterExpiry.take(3, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 2 });
-    const rows = await runInDurableObject(afterExpiry, (_limiter: RateLimiter, state) =>
-      state.storage.sql.exec<{ at: number }>("SELECT at FROM admission ORDER BY at").toArray(),
-    );
+    const rows = await runInDurableObject(afterExpiry, (limiter: RateLimiter, state) => {
+      limiter.save();
+      return state.storage.sql.exec<{ at: number }>("SELECT at FROM admission ORDER BY at").toArray();
+    });
     expect(rows).toEqual([{ at: START + 70_000 }]);
+  });
+
+  it("writes its changes to storage by itself after the delay, in one transaction", async () => {
+    const stub = await counter("delayed-write", { now: START });
+    const storedRows = () =>
+      runInDurableObject(
+        stub,
+        (_limiter: RateLimiter, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM admission").one().n,
+      );
+    await runInDurableObject(stub, (limiter: RateLimiter) => {
+      limiter.persistDelayMs = 0;
+    });
+    await stub.take(3, WINDOW_MS);
+    await stub.take(3, WINDOW_MS);
+    await scheduler.wait(10);
+    expect(await storedRows()).toBe(2);
   });
 });

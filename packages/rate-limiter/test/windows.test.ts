@@ -21,12 +21,12 @@ async function freezeClocks(windows: readonly RateWindow[], time: { now: number 
   );
 }
 
-/** Admissions a window's object has stored, read from its SQLite table. */
+/** Admissions a window's object has stored, read from its SQLite table after writing what is pending. */
 function storedAdmissions(window: RateWindow): Promise<number> {
-  return runInDurableObject(
-    stubFor(window),
-    (_limiter: RateLimiter, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM admission").one().n,
-  );
+  return runInDurableObject(stubFor(window), (limiter: RateLimiter, state) => {
+    limiter.save();
+    return state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM admission").one().n;
+  });
 }
 
 async function fill(window: RateWindow, count: number) {

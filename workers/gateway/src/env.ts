@@ -13,6 +13,8 @@ export interface GatewayEnv {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** Signs the actor context the regions trust. */
   GATEWAY_CONTEXT_SECRET: string;
+  /** Multiplies every rate-limit budget; set only by the benchmark, which measures the pipeline rather than refusals. */
+  RATE_LIMIT_FACTOR?: string;
   /** "true" only in the local stack and tests: enables the demo seed route. */
   DEV_TOOLS?: string;
 }

@@ -1,5 +1,13 @@
 import { ApiError, type Operation } from "@crm/contracts";
-import { admit, ipWindow, type RefusingWindow, rateLimitHeaders, windowsFor } from "@crm/rate-limiter";
+import {
+  admit,
+  ipWindow,
+  RATE_LIMITS,
+  type RefusingWindow,
+  rateLimitHeaders,
+  scaledBudgets,
+  windowsFor,
+} from "@crm/rate-limiter";
 import type { Context, MiddlewareHandler } from "hono";
 import type { GatewayAppEnv, GatewayEnv } from "./env";
 
@@ -58,6 +66,9 @@ async function namedWorkspace(c: Context<GatewayAppEnv>): Promise<string | null>
   }
 }
 
+/** Budgets of DESIGN.md section 4, unless `RATE_LIMIT_FACTOR` (benchmarks only) multiplies them. */
+const budgetsOf = (env: GatewayEnv) => (env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS);
+
 /**
  * The six windows of an authenticated request (organization, workspace, identity, API key, route,
  * platform), asked in parallel. Refused: 429 and nothing consumed. Admitted: the tightest window
@@ -69,13 +80,16 @@ export const limitRate =
     const { actor } = c.var;
     const admittance = await admit(
       c.env.RATE_LIMITER,
-      windowsFor({
-        organizationId: actor.organizationId,
-        workspaceId: await namedWorkspace(c),
-        actorId: actor.actor.id,
-        apiKeyId: actor.credential.type === "api_key" ? actor.credential.id : null,
-        routeKey: `${operation.method.toUpperCase()} ${operation.path}`,
-      }),
+      windowsFor(
+        {
+          organizationId: actor.organizationId,
+          workspaceId: await namedWorkspace(c),
+          actorId: actor.actor.id,
+          apiKeyId: actor.credential.type === "api_key" ? actor.credential.id : null,
+          routeKey: `${operation.method.toUpperCase()} ${operation.path}`,
+        },
+        budgetsOf(c.env),
+      ),
     );
     if (!admittance.allowed) throw rateLimited(admittance.refusing);
     await next();
