@@ -32,6 +32,7 @@ function buildBundles() {
     entryPoints: ["bench/bare-worker.ts"],
     bundle: true,
     format: "esm",
+    external: ["cloudflare:*"],
     outfile: `${buildDir}/bare/index.js`,
     logLevel: "warning",
   });
@@ -78,6 +79,7 @@ async function startBare() {
           scriptPath: `${buildDir}/bare/index.js`,
           compatibilityDate: "2026-11-01",
           d1Databases: { DB: "bench-bare" },
+          durableObjects: { COUNTER: { className: "Counter", useSQLite: true } },
         },
       ],
     }),
@@ -90,7 +92,7 @@ async function startBare() {
       db.prepare("insert or ignore into items values (?, ?, ?)").bind(`item_${i}`, `Item ${i}`, Date.now()),
     ),
   );
-  return { mf, url: new URL("/items/item_500", url).href };
+  return { mf, url: new URL("/items/item_500", url).href, countedUrl: new URL("/counted/items/item_500", url).href };
 }
 
 async function startStack() {
@@ -133,9 +135,12 @@ for (const connections of [1, 32]) {
   console.log(row(`(a) bare Hono + 1 D1 read, c=${connections}`, figures[`bare${connections}`]));
   figures[`full${connections}`] = await load(pipelineUrl, { connections, durationMs, headers: auth });
   console.log(row(`(b) full pipeline GET /workspaces, c=${connections}`, figures[`full${connections}`]));
+  figures[`counted${connections}`] = await load(bare.countedUrl, { connections, durationMs });
+  console.log(row(`(c) = (a) + 5 parallel in-memory DO calls, c=${connections}`, figures[`counted${connections}`]));
 }
 console.log(`
 ratio b/a throughput at c=32: ${(figures.full32.rps / figures.bare32.rps).toFixed(2)} (target >= 0.6)
+ratio c/a throughput at c=32: ${(figures.counted32.rps / figures.bare32.rps).toFixed(2)} (five Durable Object calls alone, no limiter logic)
 added p50 at c=1: ${(figures.full1.p50 - figures.bare1.p50).toFixed(2)} ms (target <= 1.5 ms)
 `);
 
