@@ -42,7 +42,18 @@ export default defineConfig({
         test: {
           name: "stack",
           include: ["test/**/*.test.ts", "workers/*/src/**/*.test.ts", "workers/*/test/**/*.test.ts"],
+          exclude: ["test/pages/**"],
           setupFiles: ["test/setup.ts"],
+        },
+      },
+      {
+        // Pages in a real headless Chromium, against the stack on miniflare's Node API.
+        test: {
+          name: "pages",
+          include: ["test/pages/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
     ],

@@ -3,31 +3,18 @@
 // measured in the same run: a bare Hono handler doing one D1 read by key.
 //   npm run bench            all scenarios
 //   npm run bench -- --quick shorter runs (for a smoke test)
-import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { load } from "../bench/load.mjs";
+import { buildDir, buildWorkers, startStack } from "./lib/stack.mjs";
 
 const quick = process.argv.includes("--quick");
 const durationMs = quick ? 3_000 : 10_000;
-const secrets = { GATEWAY_CONTEXT_SECRET: "bench-context-secret", CURSOR_SECRET: "bench-cursor-secret", DEV_TOOLS: "true" };
 // Every window is still asked on every request; the budgets are only raised so none refuses.
-const gatewayVars = { ...secrets, RATE_LIMIT_FACTOR: "1000" };
-const buildDir = ".wrangler/build";
+const gatewayVars = { RATE_LIMIT_FACTOR: "1000" };
 
 function buildBundles() {
-  const quiet = { ...process.env, WRANGLER_LOG: "error" };
-  execFileSync("wrangler", ["deploy", "--dry-run", "-c", "wrangler.toml", "--outdir", `${buildDir}/gateway`], {
-    env: quiet,
-    stdio: "ignore",
-  });
-  execFileSync("wrangler", ["deploy", "--dry-run", "-c", "workers/api/wrangler.us.toml", "--outdir", `../../${buildDir}/api`], {
-    env: quiet,
-    stdio: "ignore",
-  });
+  buildWorkers();
   return build({
     entryPoints: ["bench/bare-worker.ts"],
     bundle: true,
@@ -36,35 +23,6 @@ function buildBundles() {
     outfile: `${buildDir}/bare/index.js`,
     logLevel: "warning",
   });
-}
-
-/** Miniflare options of a Worker, from its wrangler config (bindings, Durable Objects, D1) plus the built bundle. */
-function workerFromConfig(configPath, scriptPath, extraBindings) {
-  // Module rules and the root path describe how to load sources beside the config; a bundle needs neither.
-  const {
-    modulesRules: _rules,
-    rootPath: _root,
-    ...workerOptions
-  } = unstable_getMiniflareWorkerOptions(configPath).workerOptions;
-  return {
-    ...workerOptions,
-    modules: true,
-    scriptPath: resolve(scriptPath),
-    bindings: { ...workerOptions.bindings, ...extraBindings },
-  };
-}
-
-async function applyMigrations(database, directory) {
-  for (const file of readdirSync(directory)
-    .filter((name) => name.endsWith(".sql"))
-    .sort()) {
-    const statements = readFileSync(join(directory, file), "utf8")
-      .replace(/--.*$/gm, "")
-      .split(";")
-      .map((statement) => statement.trim())
-      .filter(Boolean);
-    await database.batch(statements.map((statement) => database.prepare(statement)));
-  }
 }
 
 async function startBare() {
@@ -95,33 +53,13 @@ async function startBare() {
   return { mf, url: new URL("/items/item_500", url).href, countedUrl: new URL("/counted/items/item_500", url).href };
 }
 
-async function startStack() {
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
-      host: "127.0.0.1",
-      port: 0,
-      workers: [
-        { ...workerFromConfig("wrangler.toml", `${buildDir}/gateway/index.js`, gatewayVars), name: "crm-gateway" },
-        { ...workerFromConfig("workers/api/wrangler.us.toml", `${buildDir}/api/index.js`, secrets), name: "crm-api-us" },
-        { ...workerFromConfig("workers/api/wrangler.eu.toml", `${buildDir}/api/index.js`, secrets), name: "crm-api-eu" },
-      ],
-    }),
-  );
-  const url = await mf.ready;
-  await applyMigrations(await mf.getD1Database("CONTROL_DB", "crm-gateway"), "migrations/control");
-  await applyMigrations(await mf.getD1Database("DB", "crm-api-us"), "migrations/regional");
-  await applyMigrations(await mf.getD1Database("DB", "crm-api-eu"), "migrations/regional");
-  const demo = await (await mf.dispatchFetch(new URL("/__dev/seed", url), { method: "POST" })).json();
-  return { mf, url, demo };
-}
-
 const ms = (value) => value.toFixed(2).padStart(8);
 const row = (name, figures) =>
   `| ${name.padEnd(44)} | ${String(Math.round(figures.rps)).padStart(7)} | ${ms(figures.p50)} | ${ms(figures.p99)} |`;
 
 await buildBundles();
 const bare = await startBare();
-const stack = await startStack();
+const stack = await startStack({ gatewayVars });
 const alice = stack.demo.organizations[0].users[0].apiKey;
 const pipelineUrl = new URL("/api/v1/workspaces", stack.url).href;
 const auth = { authorization: `Bearer ${alice}` };

@@ -69,6 +69,7 @@ export function docsPage(document: Document) {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${document.info.title} ${document.info.version}</title>
 <style>${raw(styles)}</style>
 </head>
