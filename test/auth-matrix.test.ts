@@ -17,7 +17,26 @@ type Cast = Awaited<ReturnType<typeof cast>>;
  */
 const foreignIdFactories: Record<string, (people: Cast) => Promise<string>> = {
   workspaceId: async ({ globex }) => globex.workspaces[0]?.id as string,
+  objectTypeId: async (people) => (await globexDeals(people)).objectTypeId,
+  fieldDefinitionId: async (people) => (await globexDeals(people)).stage.id,
+  fieldOptionId: async (people) => (await globexDeals(people)).stage.options[0]?.id as string,
+  viewId: async (people) => (await globexDeals(people)).viewId,
 };
+
+/** Globex's deals type, its stage field and a view, read through the API with dave's key. */
+async function globexDeals({ dave, globex }: Cast) {
+  const get = async <T>(path: string) => (await (await call(path, { key: dave.apiKey })).json()) as T;
+  const { objects } = await get<{ objects: { id: string; slug: string }[] }>(
+    `/crm/objects?workspaceId=${globex.workspaces[0]?.id}`,
+  );
+  const objectTypeId = objects.find((object) => object.slug === "deals")?.id as string;
+  const fields = await get<{ data: { id: string; slug: string; options: { id: string }[] }[] }>(
+    `/crm/objects/${objectTypeId}/fields`,
+  );
+  const views = await get<{ data: { id: string }[] }>(`/crm/objects/${objectTypeId}/views`);
+  const stage = fields.data.find((field) => field.slug === "stage") as { id: string; options: { id: string }[] };
+  return { objectTypeId, stage, viewId: views.data[0]?.id as string };
+}
 
 const document = openApiDocument("http://127.0.0.1:8787");
 type Schema = { $ref?: string; example?: unknown; required?: string[] };

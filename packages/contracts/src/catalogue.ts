@@ -1,3 +1,14 @@
+import {
+  createField,
+  createFieldOption,
+  deleteField,
+  listFields,
+  reorderFields,
+  updateField,
+  updateFieldOption,
+} from "./operations/crm-fields";
+import { createObjectType, deleteObjectType, listObjectTypes, updateObjectType } from "./operations/crm-objects";
+import { createView, deleteView, getView, listViews, reorderViews, updateView } from "./operations/crm-views";
 import { getUsage } from "./operations/usage";
 import { listWorkspaces } from "./operations/workspaces";
 
@@ -8,6 +19,23 @@ import { listWorkspaces } from "./operations/workspaces";
  */
 export const operations = {
   listWorkspaces,
+  listObjectTypes,
+  createObjectType,
+  updateObjectType,
+  deleteObjectType,
+  listFields,
+  createField,
+  updateField,
+  deleteField,
+  reorderFields,
+  createFieldOption,
+  updateFieldOption,
+  listViews,
+  createView,
+  getView,
+  updateView,
+  deleteView,
+  reorderViews,
   getUsage,
 } as const;
 

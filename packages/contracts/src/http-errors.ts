@@ -34,18 +34,36 @@ export function respondWithError(error: unknown, c: Context, requestId: string):
   return c.json(errorBody(apiError, requestId), apiError.status, { ...apiError.headers, "x-request-id": requestId });
 }
 
+interface ValidationIssue {
+  path: ReadonlyArray<PropertyKey>;
+  message: string;
+  code?: string;
+  keys?: ReadonlyArray<string>;
+}
+
 interface ValidationFailure {
   success: false;
   target: string;
-  error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> };
+  error: { issues: ReadonlyArray<ValidationIssue> };
 }
 
-/** zod-openapi `defaultHook`: a failed validation becomes 400 `invalid_request` with a details list. */
+/** Where a value came from, as a client calls it. */
+const targetNames: Record<string, string> = { json: "body", query: "query", param: "path", header: "header", cookie: "cookie" };
+
+/**
+ * zod-openapi `defaultHook`: a failed validation becomes 400 `invalid_request` with one detail per
+ * problem, `path` naming the value (`body.fields.email`, `query.limit`); an unknown property is
+ * named itself (`body.isSystem`).
+ */
 export function validationHook(result: { success: true } | ValidationFailure): void {
   if (result.success) return;
-  const details = result.error.issues.map((issue) => ({
-    path: [result.target, ...issue.path.map(String)].join("."),
-    message: issue.message,
-  }));
+  const target = targetNames[result.target] ?? result.target;
+  const details = result.error.issues.flatMap((issue) => {
+    const path = [target, ...issue.path.map(String)];
+    if (issue.code === "unrecognized_keys" && issue.keys?.length) {
+      return issue.keys.map((key) => ({ path: [...path, key].join("."), message: "Unknown property" }));
+    }
+    return [{ path: path.join("."), message: issue.message }];
+  });
   throw new ApiError("invalid_request", "The request is not valid; see details.", details);
 }

@@ -85,7 +85,10 @@ const idempotencyKeyParameter = {
 };
 
 /** The zod-openapi route of an operation, keeping the literal method, path and schemas for typed handlers. */
-type OperationRoute<M extends Method, P extends string, Req, Res> = RouteConfig & {
+type OperationRoute<M extends Method, P extends string, Req, Res> = Omit<
+  RouteConfig,
+  "method" | "path" | "request" | "responses"
+> & {
   method: M;
   path: P;
   request: Req;

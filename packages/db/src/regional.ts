@@ -1,4 +1,5 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { RecordViewConfig } from "@crm/contracts";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Data plane: one D1 per region. An organization's data lives only in its region's database. */
 
@@ -70,4 +71,141 @@ export const eventOutbox = sqliteTable(
     queuedAt: integer("queued_at"),
   },
   (table) => [index("event_outbox_unqueued").on(table.queuedAt, table.createdAt)],
+);
+
+/** CRM object types of a workspace: the system ones (people, companies, deals) and custom ones. */
+export const objectTypes = sqliteTable(
+  "object_types",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    slug: text("slug").notNull(),
+    nameSingular: text("name_singular").notNull(),
+    namePlural: text("name_plural").notNull(),
+    icon: text("icon"),
+    color: text("color"),
+    isSystem: integer("is_system", { mode: "boolean" }).notNull(),
+    isActive: integer("is_active", { mode: "boolean" }).notNull(),
+    position: integer("position").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("object_types_workspace_slug").on(table.workspaceId, table.slug)],
+);
+
+export const fieldDefinitions = sqliteTable(
+  "field_definitions",
+  {
+    id: text("id").primaryKey(),
+    objectTypeId: text("object_type_id")
+      .notNull()
+      .references(() => objectTypes.id, { onDelete: "cascade" }),
+    workspaceId: text("workspace_id").notNull(),
+    slug: text("slug").notNull(),
+    name: text("name").notNull(),
+    type: text("type").notNull(),
+    isRequired: integer("is_required", { mode: "boolean" }).notNull(),
+    isUnique: integer("is_unique", { mode: "boolean" }).notNull(),
+    /** JSON of the default value, validated against the type; null when none. */
+    defaultValue: text("default_value", { mode: "json" }).$type<unknown>(),
+    isSystem: integer("is_system", { mode: "boolean" }).notNull(),
+    /** Relation fields: one record or many. Multiselect is always many. */
+    isMultiple: integer("is_multiple", { mode: "boolean" }).notNull(),
+    relationObjectTypeId: text("relation_object_type_id"),
+    position: integer("position").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [
+    uniqueIndex("field_definitions_object_type_slug").on(table.objectTypeId, table.slug),
+    index("field_definitions_relation").on(table.relationObjectTypeId),
+  ],
+);
+
+export const fieldOptions = sqliteTable(
+  "field_options",
+  {
+    id: text("id").primaryKey(),
+    fieldDefinitionId: text("field_definition_id")
+      .notNull()
+      .references(() => fieldDefinitions.id, { onDelete: "cascade" }),
+    value: text("value").notNull(),
+    label: text("label").notNull(),
+    color: text("color").notNull(),
+    position: integer("position").notNull(),
+    isDefault: integer("is_default", { mode: "boolean" }).notNull(),
+    isActive: integer("is_active", { mode: "boolean" }).notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("field_options_field_value").on(table.fieldDefinitionId, table.value)],
+);
+
+export const recordViews = sqliteTable(
+  "record_views",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    objectTypeId: text("object_type_id")
+      .notNull()
+      .references(() => objectTypes.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    type: text("type", { enum: ["table", "kanban"] }).notNull(),
+    emoji: text("emoji"),
+    isDefault: integer("is_default", { mode: "boolean" }).notNull(),
+    position: integer("position").notNull(),
+    config: text("config", { mode: "json" }).$type<RecordViewConfig>().notNull(),
+    kanbanFieldDefinitionId: text("kanban_field_definition_id"),
+    kanbanWinOptionIds: text("kanban_win_option_ids", { mode: "json" }).$type<string[]>().notNull(),
+    kanbanLossOptionIds: text("kanban_loss_option_ids", { mode: "json" }).$type<string[]>().notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [index("record_views_object_type").on(table.objectTypeId, table.position)],
+);
+
+/** CRM records; `deletedAt` marks a soft delete (gone from reads and lists). */
+export const records = sqliteTable(
+  "records",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    objectTypeId: text("object_type_id")
+      .notNull()
+      .references(() => objectTypes.id, { onDelete: "cascade" }),
+    createdBy: text("created_by").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    deletedAt: integer("deleted_at"),
+  },
+  (table) => [index("records_object_type_created").on(table.objectTypeId, table.createdAt, table.id)],
+);
+
+/**
+ * One row per stored value (several for multiselect and to-many relations, by `position`), typed
+ * columns so that every field can be filtered and sorted through an index.
+ */
+export const recordValues = sqliteTable(
+  "record_values",
+  {
+    recordId: text("record_id")
+      .notNull()
+      .references(() => records.id, { onDelete: "cascade" }),
+    fieldDefinitionId: text("field_definition_id")
+      .notNull()
+      .references(() => fieldDefinitions.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    valueText: text("value_text"),
+    valueNumber: real("value_number"),
+    targetRecordId: text("target_record_id"),
+  },
+  (table) => [
+    primaryKey({ columns: [table.recordId, table.fieldDefinitionId, table.position] }),
+    index("record_values_field_text").on(table.fieldDefinitionId, table.valueText, table.recordId),
+    index("record_values_field_number").on(table.fieldDefinitionId, table.valueNumber, table.recordId),
+    index("record_values_target").on(table.targetRecordId),
+  ],
 );

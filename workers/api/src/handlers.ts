@@ -1,8 +1,42 @@
 import type { operations, RegionalOperationId } from "@crm/contracts";
 import type { OperationHandler } from "./handler";
+import { createField } from "./routes/crm/create-field";
+import { createFieldOption } from "./routes/crm/create-field-option";
+import { createObjectType } from "./routes/crm/create-object-type";
+import { createView } from "./routes/crm/create-view";
+import { deleteField } from "./routes/crm/delete-field";
+import { deleteObjectType } from "./routes/crm/delete-object-type";
+import { deleteView } from "./routes/crm/delete-view";
+import { getView } from "./routes/crm/get-view";
+import { listFields } from "./routes/crm/list-fields";
+import { listObjectTypes } from "./routes/crm/list-object-types";
+import { listViews } from "./routes/crm/list-views";
+import { reorderFields } from "./routes/crm/reorder-fields";
+import { reorderViews } from "./routes/crm/reorder-views";
+import { updateField } from "./routes/crm/update-field";
+import { updateFieldOption } from "./routes/crm/update-field-option";
+import { updateObjectType } from "./routes/crm/update-object-type";
+import { updateView } from "./routes/crm/update-view";
 import { listWorkspaces } from "./routes/workspaces/list-workspaces";
 
 /** Every regional catalogue operation has exactly one handler here; the type makes a missing one a compile error. */
 export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof operations)[Id]> } = {
   listWorkspaces,
+  listObjectTypes,
+  createObjectType,
+  updateObjectType,
+  deleteObjectType,
+  listFields,
+  createField,
+  updateField,
+  deleteField,
+  reorderFields,
+  createFieldOption,
+  updateFieldOption,
+  listViews,
+  createView,
+  getView,
+  updateView,
+  deleteView,
+  reorderViews,
 };

@@ -1,6 +1,7 @@
 import { regional } from "@crm/db";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../env";
+import { systemObjectTypeStatements } from "./crm/blueprints";
 
 const { workspaces, workspaceMembers } = regional;
 
@@ -31,6 +32,7 @@ export function createWorkspaceStatements(db: Database, input: NewWorkspace, now
       updatedAt: now,
     }),
   ];
+  statements.push(...systemObjectTypeStatements(db, input.id, now));
   if (input.members.length > 0) {
     statements.push(
       db.insert(workspaceMembers).values(input.members.map((member) => ({ ...member, workspaceId: input.id, createdAt: now }))),

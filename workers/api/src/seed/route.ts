@@ -3,6 +3,7 @@ import { regional } from "@crm/db";
 import { inArray } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { Hono } from "hono";
+import { runBatch } from "../batch";
 import { createWorkspaceStatements, type NewWorkspace } from "../domain/workspaces";
 import type { AppEnv } from "../env";
 
@@ -35,7 +36,6 @@ export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
   const statements = seed.workspaces.flatMap((workspace, index) =>
     existing.has(workspace.id) ? [] : createWorkspaceStatements(db, workspace, seed.createdAt + index),
   );
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  await runBatch(db, statements);
   return c.json({ created: seed.workspaces.length - existing.size, region: c.env.REGION });
 });

@@ -1,0 +1,141 @@
+import { ApiError, type FieldType, type FilterOperator, type RecordViewConfig } from "@crm/contracts";
+import { checkScalar, groupableTypes, operatorsByType, sortableTypes } from "./field-types";
+
+export interface FieldWithOptions {
+  id: string;
+  type: FieldType;
+  options: { id: string; value: string; isActive: boolean }[];
+}
+
+export interface ViewShape {
+  type: "table" | "kanban";
+  config: RecordViewConfig;
+  kanbanFieldDefinitionId: string | null;
+  kanbanWinOptionIds: string[];
+  kanbanLossOptionIds: string[];
+}
+
+type Problem = { path: string; message: string };
+
+const listOperators = new Set<FilterOperator>(["in", "not_in"]);
+const valuelessOperators = new Set<FilterOperator>(["is_empty", "is_not_empty"]);
+
+function checkConditionValue(
+  field: FieldWithOptions,
+  operator: FilterOperator,
+  value: unknown,
+  path: string,
+  problems: Problem[],
+) {
+  if (valuelessOperators.has(operator)) {
+    if (value !== undefined && value !== null) problems.push({ path, message: `${operator} takes no value` });
+    return;
+  }
+  // Filters may name inactive options too: records can still hold them.
+  const shape = { type: field.type, activeOptionValues: new Set(field.options.map((option) => option.value)) };
+  const values = listOperators.has(operator) ? value : [value];
+  if (!Array.isArray(values) || values.length === 0 || values.length > 100) {
+    problems.push({ path, message: `${operator} takes a list of 1 to 100 values` });
+    return;
+  }
+  for (const item of values) {
+    const check =
+      field.type === "multiselect" || field.type === "select"
+        ? checkScalar({ ...shape, type: "select" }, item)
+        : checkScalar(shape, item);
+    if (!check.ok) {
+      problems.push({ path, message: check.message });
+      return;
+    }
+  }
+}
+
+/**
+ * Checks a view against the fields of its object type (DESIGN.md section 6): every field id known,
+ * operators and values fitting each field's type, sorts and groupBy on fitting fields, kanban on a
+ * select field of this type with win and loss among its options and apart. 400 with every problem.
+ */
+export function checkView(view: ViewShape, fields: FieldWithOptions[]): void {
+  const problems: Problem[] = [];
+  const byId = new Map(fields.map((field) => [field.id, field]));
+  const known = (id: string, path: string) => {
+    const field = byId.get(id);
+    if (!field) problems.push({ path, message: "Not a field of this object type" });
+    return field;
+  };
+  view.config.columns.forEach((column, i) => {
+    known(column.fieldDefinitionId, `body.config.columns.${i}.fieldDefinitionId`);
+  });
+  view.config.filter?.conditions.forEach((condition, i) => {
+    const path = `body.config.filter.conditions.${i}`;
+    const field = known(condition.fieldDefinitionId, `${path}.fieldDefinitionId`);
+    if (!field) return;
+    const operator = condition.operator as FilterOperator;
+    if (!operatorsByType[field.type].includes(operator)) {
+      problems.push({ path: `${path}.operator`, message: `${operator} does not apply to ${field.type} fields` });
+      return;
+    }
+    checkConditionValue(field, operator, condition.value, `${path}.value`, problems);
+  });
+  view.config.sorts.forEach((sort, i) => {
+    const field = known(sort.fieldDefinitionId, `body.config.sorts.${i}.fieldDefinitionId`);
+    if (field && !sortableTypes.has(field.type))
+      problems.push({ path: `body.config.sorts.${i}.fieldDefinitionId`, message: `${field.type} fields cannot be sorted by` });
+  });
+  if (view.config.groupBy) {
+    const field = known(view.config.groupBy, "body.config.groupBy");
+    if (field && !groupableTypes.has(field.type))
+      problems.push({ path: "body.config.groupBy", message: `${field.type} fields cannot group a view` });
+  }
+
+  if (view.type === "kanban") {
+    const field = view.kanbanFieldDefinitionId ? byId.get(view.kanbanFieldDefinitionId) : undefined;
+    if (field?.type !== "select") {
+      problems.push({ path: "body.kanbanFieldDefinitionId", message: "A kanban view needs a select field of this object type" });
+    } else {
+      const optionIds = new Set(field.options.map((option) => option.id));
+      for (const [name, ids] of [
+        ["kanbanWinOptionIds", view.kanbanWinOptionIds],
+        ["kanbanLossOptionIds", view.kanbanLossOptionIds],
+      ] as const) {
+        ids.forEach((id, i) => {
+          if (!optionIds.has(id)) problems.push({ path: `body.${name}.${i}`, message: "Not an option of the kanban field" });
+        });
+      }
+      const win = new Set(view.kanbanWinOptionIds);
+      if (view.kanbanLossOptionIds.some((id) => win.has(id)))
+        problems.push({ path: "body.kanbanLossOptionIds", message: "Win and loss options must not overlap" });
+    }
+  } else if (view.kanbanFieldDefinitionId || view.kanbanWinOptionIds.length > 0 || view.kanbanLossOptionIds.length > 0) {
+    problems.push({ path: "body.type", message: "Kanban settings need type kanban" });
+  }
+  if (problems.length > 0)
+    throw new ApiError("invalid_request", "The view does not fit the object type's fields; see details.", problems);
+}
+
+/**
+ * The view without any mention of a deleted field: columns, filter conditions, sorts, groupBy, and
+ * the kanban settings when the field drove the board (the view then becomes a table).
+ */
+export function viewWithoutField(view: ViewShape, fieldId: string): ViewShape {
+  const config = view.config;
+  const conditions = config.filter?.conditions.filter((condition) => condition.fieldDefinitionId !== fieldId) ?? [];
+  const kanbanGone = view.kanbanFieldDefinitionId === fieldId;
+  return {
+    type: kanbanGone ? "table" : view.type,
+    config: {
+      columns: config.columns.filter((column) => column.fieldDefinitionId !== fieldId),
+      filter: config.filter && conditions.length > 0 ? { ...config.filter, conditions } : null,
+      sorts: config.sorts.filter((sort) => sort.fieldDefinitionId !== fieldId),
+      groupBy: config.groupBy === fieldId ? null : config.groupBy,
+    },
+    kanbanFieldDefinitionId: kanbanGone ? null : view.kanbanFieldDefinitionId,
+    kanbanWinOptionIds: kanbanGone ? [] : view.kanbanWinOptionIds,
+    kanbanLossOptionIds: kanbanGone ? [] : view.kanbanLossOptionIds,
+  };
+}
+
+/** Whether a view mentions the field anywhere. */
+export function viewMentionsField(view: ViewShape, fieldId: string): boolean {
+  return JSON.stringify(viewWithoutField(view, fieldId)) !== JSON.stringify(view);
+}

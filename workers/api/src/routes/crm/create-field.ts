@@ -1,0 +1,101 @@
+import { ApiError, type operations } from "@crm/contracts";
+import { newId, regional } from "@crm/db";
+import { and, eq, max } from "drizzle-orm";
+import { checkDefaultValue, isChoiceType, uniqueCapableTypes } from "../../domain/crm/field-types";
+import { fieldResponse, loadObjectType } from "../../domain/crm/resources";
+import type { OperationHandler } from "../../handler";
+import { slugFrom } from "./create-object-type";
+
+const { objectTypes, fieldDefinitions, fieldOptions } = regional;
+
+export const defaultOptionColor = "#94a3b8";
+
+export const createField: OperationHandler<typeof operations.createField> = async (c) => {
+  const { objectTypeId } = c.req.valid("param");
+  const input = c.req.valid("json");
+  const { db, actor } = c.var;
+  const objectType = await loadObjectType(db, actor, objectTypeId, "admin");
+  const problems: { path: string; message: string }[] = [];
+  const problem = (path: string, message: string) => problems.push({ path: `body.${path}`, message });
+
+  const options = input.options ?? [];
+  if (isChoiceType(input.type)) {
+    const values = options.map((option) => option.value);
+    if (new Set(values).size !== values.length) problem("options", "Option values must be unique");
+    if (input.type === "select" && options.filter((option) => option.isDefault).length > 1)
+      problem("options", "A select field has one default at most");
+    if (input.defaultValue !== undefined) problem("defaultValue", "Select fields take their default from the options' isDefault");
+  } else if (input.options !== undefined) {
+    problem("options", "Only select and multiselect fields have options");
+  }
+  if (input.type === "relation") {
+    if (!input.relationObjectTypeId) problem("relationObjectTypeId", "A relation needs the object type it points at");
+  } else {
+    if (input.relationObjectTypeId !== undefined) problem("relationObjectTypeId", "Only relation fields point at an object type");
+    if (input.isMultiple !== undefined && input.type !== "multiselect")
+      problem("isMultiple", "Only relation fields choose between one and many");
+  }
+  if (input.isUnique && !uniqueCapableTypes.has(input.type)) problem("isUnique", `${input.type} fields cannot be unique`);
+  if (input.defaultValue !== undefined && !isChoiceType(input.type) && input.defaultValue !== null) {
+    const check = checkDefaultValue({ type: input.type }, input.defaultValue);
+    if (!check.ok) problem("defaultValue", check.message);
+  }
+  if (input.relationObjectTypeId) {
+    const [target] = await db
+      .select({ workspaceId: objectTypes.workspaceId })
+      .from(objectTypes)
+      .where(eq(objectTypes.id, input.relationObjectTypeId));
+    if (target?.workspaceId !== objectType.workspaceId) problem("relationObjectTypeId", "Not an object type of this workspace");
+  }
+  if (problems.length > 0) throw new ApiError("invalid_request", "The field is not valid; see details.", problems);
+
+  const slug = input.slug ?? slugFrom(input.name);
+  const [[taken], [last]] = await Promise.all([
+    db
+      .select({ id: fieldDefinitions.id })
+      .from(fieldDefinitions)
+      .where(and(eq(fieldDefinitions.objectTypeId, objectTypeId), eq(fieldDefinitions.slug, slug))),
+    db
+      .select({ position: max(fieldDefinitions.position) })
+      .from(fieldDefinitions)
+      .where(eq(fieldDefinitions.objectTypeId, objectTypeId)),
+  ]);
+  if (taken) throw new ApiError("conflict", `A field with the slug "${slug}" exists in this object type`, { slug });
+
+  const now = Date.now();
+  const fieldId = newId("fld", now);
+  const field = {
+    id: fieldId,
+    objectTypeId,
+    workspaceId: objectType.workspaceId,
+    slug,
+    name: input.name,
+    type: input.type,
+    isRequired: input.isRequired ?? false,
+    isUnique: input.isUnique ?? false,
+    defaultValue: isChoiceType(input.type) ? null : (input.defaultValue ?? null),
+    isSystem: false,
+    isMultiple: input.type === "multiselect" || (input.type === "relation" && (input.isMultiple ?? false)),
+    relationObjectTypeId: input.relationObjectTypeId ?? null,
+    position: (last?.position ?? -1) + 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const optionRows = options.map((option, position) => ({
+    id: newId("opt", now),
+    fieldDefinitionId: fieldId,
+    value: option.value,
+    label: option.label ?? option.value,
+    color: option.color ?? defaultOptionColor,
+    position,
+    isDefault: option.isDefault ?? false,
+    isActive: true,
+    createdAt: now,
+    updatedAt: now,
+  }));
+  await db.batch([
+    db.insert(fieldDefinitions).values(field),
+    ...optionRows.map((option) => db.insert(fieldOptions).values(option)),
+  ]);
+  return c.json({ field: fieldResponse(field, optionRows) }, 201);
+};
