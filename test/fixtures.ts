@@ -73,3 +73,27 @@ export async function addWorkspace(region: "us" | "eu", organizationId: string, 
   await regionDb(region).insert(regional.workspaces).values({ id, organizationId, name, createdAt: now, updatedAt: now });
   return id;
 }
+
+/** A new user of an existing organization with the given role in one workspace, and their full-scope key. */
+export async function createMember(options: {
+  organizationId: string;
+  region: "us" | "eu";
+  workspaceId: string;
+  role: "owner" | "admin" | "manager" | "member" | "viewer";
+}) {
+  const userId = newId("usr");
+  const now = Date.now();
+  await controlDb().batch([
+    controlDb()
+      .insert(control.users)
+      .values({ id: userId, email: `${userId}@test.example`, name: "Member", createdAt: now }),
+    controlDb()
+      .insert(control.organizationMembers)
+      .values({ organizationId: options.organizationId, userId, role: "member", createdAt: now }),
+  ]);
+  await regionDb(options.region)
+    .insert(regional.workspaceMembers)
+    .values({ workspaceId: options.workspaceId, userId, role: options.role, inboxAccess: "all", createdAt: now });
+  const { key } = await createKey({ organizationId: options.organizationId, ownerId: userId });
+  return { userId, key };
+}
