@@ -113,7 +113,9 @@ describe.each(catalogue.map((operation) => ({ name: `${operation.method.toUpperC
     });
 
     const { inPath, inQuery } = idParameters(operation);
-    const tenantInputs = [...inPath, ...inQuery];
+    // Ids in the body count too when they name a tenant's resource (e.g. `workspaceId` on creation).
+    const inBody = Object.keys(bodyExample(operation) ?? {}).filter((name) => name in foreignIdFactories);
+    const tenantInputs = [...new Set([...inPath, ...inQuery, ...inBody])];
     it.skipIf(tenantInputs.length === 0)("404 for another organization's ids", async () => {
       const ids: Record<string, string> = {};
       for (const name of tenantInputs) {
