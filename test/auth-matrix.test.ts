@@ -21,6 +21,15 @@ const foreignIdFactories: Record<string, (people: Cast) => Promise<string>> = {
   fieldDefinitionId: async (people) => (await globexDeals(people)).stage.id,
   fieldOptionId: async (people) => (await globexDeals(people)).stage.options[0]?.id as string,
   viewId: async (people) => (await globexDeals(people)).viewId,
+  recordId: async (people) => {
+    const { objectTypeId } = await globexDeals(people);
+    const response = await call("/records", {
+      method: "POST",
+      key: people.dave.apiKey,
+      json: { objectTypeId, fields: { name: "Globex deal" } },
+    });
+    return ((await response.json()) as { record: { id: string } }).record.id;
+  },
 };
 
 /** Globex's deals type, its stage field and a view, read through the API with dave's key. */
@@ -66,6 +75,16 @@ function requestFor(operation: Operation, ids: Record<string, string>, key?: str
   let path: string = operation.path;
   for (const name of inPath) path = path.replace(`{${name}}`, ids[name] ?? "zz_000000");
   const query = new URLSearchParams(inQuery.flatMap((name) => (ids[name] ? [[name, ids[name]]] : [])));
+  // Other required query parameters take their documented example (e.g. `matchingField`).
+  const pathItem = document.paths?.[operation.path] as Record<
+    string,
+    { parameters?: { name: string; in: string; required?: boolean; example?: unknown; schema?: { example?: unknown } }[] }
+  >;
+  for (const parameter of pathItem?.[operation.method]?.parameters ?? []) {
+    const example = parameter.example ?? parameter.schema?.example;
+    if (parameter.in === "query" && parameter.required && !query.has(parameter.name) && example !== undefined)
+      query.set(parameter.name, String(example));
+  }
   const example = bodyExample(operation);
   const body = example && Object.fromEntries(Object.entries(example).map(([name, value]) => [name, ids[name] ?? value]));
   return call(`${path}${query.size > 0 ? `?${query}` : ""}`, {

@@ -202,11 +202,15 @@ describe("fields", () => {
         now,
         now,
       ),
-      env.US_DB.prepare("insert into record_values values ('rec_fielddel00001', ?, 0, 'open', null, null)").bind(stage.id),
-      env.US_DB.prepare("insert into record_values values ('rec_fielddel00001', ?, 0, null, 12, null)").bind(size.id),
-      env.US_DB.prepare("insert into record_values values ('rec_fielddel00001', ?, 0, null, null, 'rec_someone00001')").bind(
-        contact.id,
-      ),
+      env.US_DB.prepare(
+        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values ('rec_fielddel00001', ?, 0, 'open', null, null)",
+      ).bind(stage.id),
+      env.US_DB.prepare(
+        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values ('rec_fielddel00001', ?, 0, null, 12, null)",
+      ).bind(size.id),
+      env.US_DB.prepare(
+        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values ('rec_fielddel00001', ?, 0, null, null, 'rec_someone00001')",
+      ).bind(contact.id),
     ]);
     expect(open.value).toBe("open");
 
@@ -325,7 +329,9 @@ describe("field options", () => {
         now,
         now,
       ),
-      env.US_DB.prepare("insert into record_values values ('rec_optrename001', ?, 0, 'gold', null, null)").bind(tier.id),
+      env.US_DB.prepare(
+        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values ('rec_optrename001', ?, 0, 'gold', null, null)",
+      ).bind(tier.id),
     ]);
     const path = (option: FieldOption) => `/crm/fields/${tier.id}/options/${option.id}`;
     const { option } = await expectStatus<{ option: FieldOption }>(200, path(gold), {

@@ -226,16 +226,18 @@ describe("custom object types", () => {
         now,
         now,
       ),
-      env.US_DB.prepare("insert into record_values values ('rec_vendor000001', ?, 0, 'gold', null, null)").bind(tier.id),
+      env.US_DB.prepare(
+        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values ('rec_vendor000001', ?, 0, 'gold', null, null)",
+      ).bind(tier.id),
       env.US_DB.prepare("insert into records values ('rec_order0000001', ?, ?, 'usr', ?, ?, null)").bind(
         sales.id,
         orders.id,
         now,
         now,
       ),
-      env.US_DB.prepare("insert into record_values values ('rec_order0000001', ?, 0, null, null, 'rec_vendor000001')").bind(
-        supplier.id,
-      ),
+      env.US_DB.prepare(
+        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values ('rec_order0000001', ?, 0, null, null, 'rec_vendor000001')",
+      ).bind(supplier.id),
     ]);
 
     const { deletedId } = await expectStatus<{ deletedId: string }>(200, `/crm/objects/${vendors.id}`, {

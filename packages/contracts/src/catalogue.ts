@@ -9,6 +9,15 @@ import {
 } from "./operations/crm-fields";
 import { createObjectType, deleteObjectType, listObjectTypes, updateObjectType } from "./operations/crm-objects";
 import { createView, deleteView, getView, listViews, reorderViews, updateView } from "./operations/crm-views";
+import {
+  assertRecord,
+  createRecord,
+  deleteRecord,
+  getRecord,
+  listRecords,
+  queryRecords,
+  updateRecord,
+} from "./operations/records";
 import { getUsage } from "./operations/usage";
 import { listWorkspaces } from "./operations/workspaces";
 
@@ -36,6 +45,13 @@ export const operations = {
   updateView,
   deleteView,
   reorderViews,
+  createRecord,
+  getRecord,
+  updateRecord,
+  deleteRecord,
+  listRecords,
+  queryRecords,
+  assertRecord,
   getUsage,
 } as const;
 

@@ -10,6 +10,7 @@ export * from "./operations/crm-fields";
 export * from "./operations/crm-objects";
 export * from "./operations/crm-schemas";
 export * from "./operations/crm-views";
+export * from "./operations/records";
 export * from "./operations/usage";
 export * from "./operations/workspaces";
 export * from "./pagination";

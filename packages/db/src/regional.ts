@@ -201,9 +201,12 @@ export const recordValues = sqliteTable(
     valueText: text("value_text"),
     valueNumber: real("value_number"),
     targetRecordId: text("target_record_id"),
+    /** Unique fields only: the value trimmed and case-folded; null once the record is deleted. */
+    identityKey: text("identity_key"),
   },
   (table) => [
     primaryKey({ columns: [table.recordId, table.fieldDefinitionId, table.position] }),
+    uniqueIndex("record_values_identity").on(table.fieldDefinitionId, table.identityKey),
     index("record_values_field_text").on(table.fieldDefinitionId, table.valueText, table.recordId),
     index("record_values_field_number").on(table.fieldDefinitionId, table.valueNumber, table.recordId),
     index("record_values_target").on(table.targetRecordId),

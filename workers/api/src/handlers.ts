@@ -17,6 +17,13 @@ import { updateField } from "./routes/crm/update-field";
 import { updateFieldOption } from "./routes/crm/update-field-option";
 import { updateObjectType } from "./routes/crm/update-object-type";
 import { updateView } from "./routes/crm/update-view";
+import { assertRecord } from "./routes/records/assert-record";
+import { createRecord } from "./routes/records/create-record";
+import { deleteRecord } from "./routes/records/delete-record";
+import { getRecord } from "./routes/records/get-record";
+import { listRecords } from "./routes/records/list-records";
+import { queryRecords } from "./routes/records/query-records";
+import { updateRecord } from "./routes/records/update-record";
 import { listWorkspaces } from "./routes/workspaces/list-workspaces";
 
 /** Every regional catalogue operation has exactly one handler here; the type makes a missing one a compile error. */
@@ -39,4 +46,11 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   updateView,
   deleteView,
   reorderViews,
+  createRecord,
+  getRecord,
+  updateRecord,
+  deleteRecord,
+  listRecords,
+  queryRecords,
+  assertRecord,
 };

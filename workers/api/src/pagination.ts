@@ -2,7 +2,7 @@ import { ApiError, type Pagination, signToken, verifyToken } from "@crm/contract
 import { and, asc, desc, eq, gt, lt, or, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 
-type KeysetValue = string | number;
+export type KeysetValue = string | number | null;
 
 /** One column of a list's total order; the last one must be unique (the id). */
 export interface KeysetColumn<Row> {
@@ -31,6 +31,19 @@ function after<Row>(order: KeysetColumn<Row>[], position: KeysetValue[]): SQL {
   return or(...clauses) as SQL;
 }
 
+/** The one cursor codec: an HMAC-signed keyset position, bound to the list (`scope`) it came from. */
+export const encodeCursor = (scope: string, position: KeysetValue[], secret: string) =>
+  signToken({ s: scope, p: position } satisfies CursorPayload, secret);
+
+/** The position a cursor holds, or 400 `invalid_cursor` when it is tampered with or belongs to another list. */
+export async function decodeCursor(cursor: string, scope: string, length: number, secret: string): Promise<KeysetValue[]> {
+  const payload = (await verifyToken(cursor, secret)) as CursorPayload | null;
+  if (!payload || payload.s !== scope || !Array.isArray(payload.p) || payload.p.length !== length) {
+    throw new ApiError("invalid_cursor", "The cursor is not valid for this list; start again without it.");
+  }
+  return payload.p;
+}
+
 export interface PageRequest<Row> {
   /** Identifies the list and every filter that shapes it, e.g. `workspaces:<org>`. */
   scope: string;
@@ -47,14 +60,8 @@ export interface PageRequest<Row> {
  * Cursors are opaque and HMAC-protected; a tampered or foreign cursor is `invalid_cursor`.
  */
 export async function paginate<Row>(request: PageRequest<Row>, secret: string): Promise<{ data: Row[]; pagination: Pagination }> {
-  let position: KeysetValue[] | undefined;
-  if (request.cursor !== undefined) {
-    const payload = (await verifyToken(request.cursor, secret)) as CursorPayload | null;
-    if (!payload || payload.s !== request.scope || !Array.isArray(payload.p) || payload.p.length !== request.order.length) {
-      throw new ApiError("invalid_cursor", "The cursor is not valid for this list; start again without it.");
-    }
-    position = payload.p;
-  }
+  const position =
+    request.cursor === undefined ? undefined : await decodeCursor(request.cursor, request.scope, request.order.length, secret);
   const rows = await request.fetch({
     after: position ? after(request.order, position) : undefined,
     orderBy: request.order.map(({ column, direction }) => (direction === "asc" ? asc(column) : desc(column))),
@@ -65,7 +72,11 @@ export async function paginate<Row>(request: PageRequest<Row>, secret: string): 
   const last = data.at(-1);
   const cursor =
     hasMore && last
-      ? await signToken({ s: request.scope, p: request.order.map((key) => key.valueIn(last)) } satisfies CursorPayload, secret)
+      ? await encodeCursor(
+          request.scope,
+          request.order.map((key) => key.valueIn(last)),
+          secret,
+        )
       : null;
   return { data, pagination: { cursor, hasMore } };
 }

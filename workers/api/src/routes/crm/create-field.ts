@@ -1,12 +1,12 @@
 import { ApiError, type operations } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
-import { and, eq, max } from "drizzle-orm";
+import { and, eq, max, sql } from "drizzle-orm";
 import { checkDefaultValue, isChoiceType, uniqueCapableTypes } from "../../domain/crm/field-types";
 import { fieldResponse, loadObjectType } from "../../domain/crm/resources";
 import type { OperationHandler } from "../../handler";
 import { slugFrom } from "./create-object-type";
 
-const { objectTypes, fieldDefinitions, fieldOptions } = regional;
+const { objectTypes, fieldDefinitions, fieldOptions, records, recordValues } = regional;
 
 export const defaultOptionColor = "#94a3b8";
 
@@ -96,6 +96,21 @@ export const createField: OperationHandler<typeof operations.createField> = asyn
   await db.batch([
     db.insert(fieldDefinitions).values(field),
     ...optionRows.map((option) => db.insert(fieldOptions).values(option)),
+    // Every record has a row for every field, unset here, so that sorting by the new field keeps them all.
+    db.insert(recordValues).select(
+      db
+        .select({
+          recordId: records.id,
+          fieldDefinitionId: sql<string>`${fieldId}`.as("field_definition_id"),
+          position: sql<number>`0`.as("position"),
+          valueText: sql<null>`null`.as("value_text"),
+          valueNumber: sql<null>`null`.as("value_number"),
+          targetRecordId: sql<null>`null`.as("target_record_id"),
+          identityKey: sql<null>`null`.as("identity_key"),
+        })
+        .from(records)
+        .where(eq(records.objectTypeId, objectTypeId)),
+    ),
   ]);
   return c.json({ field: fieldResponse(field, optionRows) }, 201);
 };

@@ -1,11 +1,14 @@
 import { ApiError, type FieldType, type operations } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { runBatch } from "../../batch";
 import { checkDefaultValue, isChoiceType, uniqueCapableTypes } from "../../domain/crm/field-types";
 import { fieldResponse, loadField } from "../../domain/crm/resources";
+import { isIdentityViolation } from "../../domain/records/store";
 import type { OperationHandler } from "../../handler";
 
-const { fieldDefinitions, fieldOptions } = regional;
+const { fieldDefinitions, fieldOptions, records, recordValues } = regional;
 
 export const updateField: OperationHandler<typeof operations.updateField> = async (c) => {
   const { fieldDefinitionId } = c.req.valid("param");
@@ -30,11 +33,37 @@ export const updateField: OperationHandler<typeof operations.updateField> = asyn
         { path: "body.defaultValue", message: check.message },
       ]);
   }
-  const [updated] = await db
-    .update(fieldDefinitions)
-    .set({ ...changes, updatedAt: Date.now() })
-    .where(eq(fieldDefinitions.id, fieldDefinitionId))
-    .returning();
+  const statements: BatchItem<"sqlite">[] = [
+    db
+      .update(fieldDefinitions)
+      .set({ ...changes, updatedAt: Date.now() })
+      .where(eq(fieldDefinitions.id, fieldDefinitionId)),
+  ];
+  // Identity keys exist only while a field is unique; live records that share a value make it 409.
+  if (changes.isUnique !== undefined && changes.isUnique !== field.isUnique) {
+    statements.push(
+      changes.isUnique
+        ? db
+            .update(recordValues)
+            .set({ identityKey: sql`lower(trim(coalesce(${recordValues.valueText}, ${recordValues.valueNumber})))` })
+            .where(
+              and(
+                eq(recordValues.fieldDefinitionId, fieldDefinitionId),
+                or(isNotNull(recordValues.valueText), isNotNull(recordValues.valueNumber)),
+                inArray(recordValues.recordId, db.select({ id: records.id }).from(records).where(isNull(records.deletedAt))),
+              ),
+            )
+        : db.update(recordValues).set({ identityKey: null }).where(eq(recordValues.fieldDefinitionId, fieldDefinitionId)),
+    );
+  }
+  try {
+    await runBatch(db, statements);
+  } catch (error) {
+    if (isIdentityViolation(error))
+      throw new ApiError("conflict", "Live records share values of this field, so it cannot be unique");
+    throw error;
+  }
+  const [updated] = await db.select().from(fieldDefinitions).where(eq(fieldDefinitions.id, fieldDefinitionId));
   if (!updated) throw new ApiError("not_found", "Field not found");
   const options = await db
     .select()

@@ -1,0 +1,201 @@
+import { z } from "@hono/zod-openapi";
+import { deletedSchema, emptyBodySchema, idSchema, pathId, timestampMs } from "../ids";
+import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
+import { listResponse, pageQuery } from "../pagination";
+import { viewFilterSchema, viewSortSchema } from "./crm-schemas";
+
+export const recordSchema = z
+  .object({
+    id: idSchema("rec"),
+    workspaceId: idSchema("ws"),
+    objectTypeId: idSchema("obj"),
+    fields: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "Every field of the object type by slug; null when unset. Text-like fields, dates (YYYY-MM-DD), selects (the option's value), users and single relations (a record id) are strings; numbers and timestamps (Unix ms) numbers; checkboxes booleans; multiselects and to-many relations lists.",
+      example: { name: "Ada Lovelace", email: "ada@example.com", company: "rec_01jd5q0m4x8r2w3y6z7a9b" },
+    }),
+    createdBy: z.string(),
+    createdAt: timestampMs,
+    updatedAt: timestampMs,
+  })
+  .openapi("Record");
+
+const recordResponse = z.object({ record: recordSchema });
+const recordParams = z.object({ recordId: pathId("recordId", "rec") });
+
+const fieldsInput = z
+  .record(z.string(), z.unknown())
+  .refine((fields) => Object.keys(fields).length > 0, "Give at least one field")
+  .openapi({ description: "Values keyed by field slug (GET /crm/objects/{objectTypeId}/fields lists them)." });
+
+const identityNote =
+  "A value of a unique field (people `email`, companies `domain`, custom unique fields) equal to another live record's, after trimming and case-folding, is 409 `identity_conflict` with `details.matches = [{ recordId, field, value }]`; nothing is written.";
+
+export const createRecord = defineOperation({
+  operationId: "createRecord",
+  tag: "Records",
+  summary: "Create a record",
+  description: `Validates every value by its field's type, applies defaults and requires every required field; unknown and read-only fields are 400 with a detail each. ${identityNote} Emits \`record.created\`; retry with the same \`Idempotency-Key\` to get the first answer and no second event. Members and above.`,
+  scope: "crm:records:write",
+  costUnits: costUnits.write,
+  mcpTool: "records_create",
+  method: "post",
+  path: "/records",
+  request: {
+    body: jsonBody(
+      z
+        .object({ objectTypeId: idSchema("obj"), fields: fieldsInput })
+        .strict()
+        .openapi("CreateRecord", {
+          example: { objectTypeId: "obj_01jd5q0m4x8r2w3y6z7a9b", fields: { name: "Ada Lovelace", email: "ada@example.com" } },
+        }),
+    ),
+  },
+  responses: { 201: jsonResponse("The created record", recordResponse) },
+});
+
+export const getRecord = defineOperation({
+  operationId: "getRecord",
+  tag: "Records",
+  summary: "Get a record",
+  scope: "crm:records:read",
+  costUnits: costUnits.read,
+  mcpTool: "records_get",
+  method: "get",
+  path: "/records/{recordId}",
+  request: { params: recordParams },
+  responses: { 200: jsonResponse("The record", recordResponse) },
+});
+
+export const updateRecord = defineOperation({
+  operationId: "updateRecord",
+  tag: "Records",
+  summary: "Update a record",
+  description: `Changes the given fields only (null clears one that is not required), validated as on creation. ${identityNote} Emits \`record.updated\` with \`changedFields\`. Members and above.`,
+  scope: "crm:records:write",
+  costUnits: costUnits.write,
+  mcpTool: "records_update",
+  method: "patch",
+  path: "/records/{recordId}",
+  request: {
+    params: recordParams,
+    body: jsonBody(
+      z
+        .object({ fields: fieldsInput })
+        .strict()
+        .openapi("UpdateRecord", { example: { fields: { job_title: "Analyst" } } }),
+    ),
+  },
+  responses: { 200: jsonResponse("The updated record", recordResponse) },
+});
+
+export const deleteRecord = defineOperation({
+  operationId: "deleteRecord",
+  tag: "Records",
+  summary: "Delete a record",
+  description:
+    "Soft delete: the record is gone from reads, lists and queries, and its unique values are free again. Emits `record.deleted`. Members and above.",
+  scope: "crm:records:write",
+  costUnits: costUnits.write,
+  mcpTool: "records_delete",
+  method: "delete",
+  path: "/records/{recordId}",
+  request: { params: recordParams, body: jsonBody(emptyBodySchema, false) },
+  responses: { 200: jsonResponse("The id of the deleted record", deletedSchema) },
+});
+
+export const listRecords = defineOperation({
+  operationId: "listRecords",
+  tag: "Records",
+  summary: "List records",
+  description: "Records of an object type, oldest first; with `viewId`, filtered and sorted as the saved view says.",
+  scope: "crm:records:read",
+  costUnits: costUnits.read,
+  mcpTool: "records_list",
+  method: "get",
+  path: "/records",
+  request: {
+    query: z
+      .object({
+        objectTypeId: idSchema("obj").openapi({ param: { name: "objectTypeId", in: "query" } }),
+        viewId: idSchema("view")
+          .optional()
+          .openapi({ param: { name: "viewId", in: "query" } }),
+        ...pageQuery,
+      })
+      .strict(),
+  },
+  responses: { 200: jsonResponse("A page of records", listResponse(recordSchema)) },
+});
+
+export const queryRecords = defineOperation({
+  operationId: "queryRecords",
+  tag: "Records",
+  summary: "Query records",
+  description:
+    "Filter and sort with the saved-view language (`filter: { op, conditions: [{ fieldDefinitionId, operator, value? }] }`, `sorts: [{ fieldDefinitionId, direction }]`), keyset-paginated for any sort. Unset values sort first ascending, last descending; ties by record id.",
+  scope: "crm:records:read",
+  costUnits: costUnits.read,
+  mcpTool: "records_query",
+  method: "post",
+  path: "/records/query",
+  request: {
+    body: jsonBody(
+      z
+        .object({
+          objectTypeId: idSchema("obj"),
+          filter: viewFilterSchema.nullable().optional(),
+          sorts: z.array(viewSortSchema).max(3).optional(),
+          limit: z.number().int().min(1).max(100).default(50),
+          cursor: z.string().min(1).optional(),
+        })
+        .strict()
+        .openapi("QueryRecords", {
+          example: {
+            objectTypeId: "obj_01jd5q0m4x8r2w3y6z7a9b",
+            filter: {
+              op: "and",
+              conditions: [{ fieldDefinitionId: "fld_01jd5q0m4x8r2w3y6z7a9b", operator: "eq", value: "won" }],
+            },
+            sorts: [{ fieldDefinitionId: "fld_01jd5q0m4x8r2w3y6z7a9c", direction: "desc" }],
+            limit: 50,
+          },
+        }),
+    ),
+  },
+  responses: { 200: jsonResponse("A page of matching records", listResponse(recordSchema)) },
+});
+
+export const assertRecord = defineOperation({
+  operationId: "assertRecord",
+  tag: "Records",
+  summary: "Create or update a record by a unique field",
+  description: `\`matchingField\` names a unique field of the type, which \`fields\` must set: the live record with that value (trimmed, case-folded) is updated (200), or a new record is created (201). ${identityNote}`,
+  scope: "crm:records:write",
+  costUnits: costUnits.write,
+  mcpTool: "records_assert",
+  method: "put",
+  path: "/records",
+  request: {
+    query: z
+      .object({
+        matchingField: z
+          .string()
+          .min(1)
+          .openapi({ param: { name: "matchingField", in: "query" }, example: "email" }),
+      })
+      .strict(),
+    body: jsonBody(
+      z
+        .object({ objectTypeId: idSchema("obj"), fields: fieldsInput })
+        .strict()
+        .openapi("AssertRecord", {
+          example: { objectTypeId: "obj_01jd5q0m4x8r2w3y6z7a9b", fields: { name: "Ada Lovelace", email: "ada@example.com" } },
+        }),
+    ),
+  },
+  responses: {
+    200: jsonResponse("The matching record, updated", recordResponse),
+    201: jsonResponse("No record matched: the created record", recordResponse),
+  },
+});

@@ -1,0 +1,222 @@
+import { ApiError, type FieldType, type FilterOperator, type RecordViewConfig } from "@crm/contracts";
+import { type SQL, sql } from "drizzle-orm";
+import type { Database } from "../../env";
+import { decodeCursor, encodeCursor, type KeysetValue } from "../../pagination";
+import { checkView } from "../crm/view-config";
+import type { RecordRow } from "./store";
+import type { RecordField } from "./values";
+
+/**
+ * The record query engine: the saved-view filter language compiled to SQL over `record_values`,
+ * keyset-paginated for any sort. Raw SQL through drizzle's `sql` template, in this one module,
+ * because the shape (a driving index chosen by the sort, correlated EXISTS per condition, NULL-aware
+ * keyset comparisons) is beyond drizzle's query builder.
+ *
+ * Plan: with a sort, rows are read in the order of the sort field's index
+ * (`record_values_field_text|number`: field, value, record) and each filter condition is an
+ * EXISTS probe on the primary key (record, field); without one, in `records_object_type_created`
+ * order. So the query walks an index and stops after `limit + 1` matches, never sorting the table.
+ */
+
+export type RecordFilter = NonNullable<RecordViewConfig["filter"]>;
+export type RecordSort = RecordViewConfig["sorts"][number];
+
+const numericTypes = new Set<FieldType>(["number", "timestamp", "checkbox"]);
+const column = (field: RecordField) => sql.raw(numericTypes.has(field.type) ? "value_number" : "value_text");
+
+/** Filter values as stored: checkboxes as 0/1, emails and domains lower-cased. */
+function stored(field: RecordField, value: unknown): string | number {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (field.type === "email" || field.type === "domain") return String(value).toLowerCase();
+  return value as string | number;
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+function condition(field: RecordField, operator: FilterOperator, value: unknown): SQL {
+  const c = column(field);
+  const probe = (predicate: SQL) =>
+    sql`exists (select 1 from record_values v where v.record_id = r.id and v.field_definition_id = ${field.id} and ${predicate})`;
+  const list = () =>
+    sql.join(
+      (value as unknown[]).map((item) => sql`${stored(field, item)}`),
+      sql`, `,
+    );
+  const one = () => stored(field, value);
+  switch (operator) {
+    case "eq":
+      return probe(sql`v.${c} = ${one()}`);
+    case "neq":
+      return sql`not ${probe(sql`v.${c} = ${one()}`)}`;
+    case "contains":
+      return field.type === "multiselect"
+        ? probe(sql`v.${c} = ${one()}`)
+        : probe(sql`v.${c} like ${`%${escapeLike(String(value))}%`} escape '\\'`);
+    case "not_contains":
+      return field.type === "multiselect"
+        ? sql`not ${probe(sql`v.${c} = ${one()}`)}`
+        : sql`not ${probe(sql`v.${c} like ${`%${escapeLike(String(value))}%`} escape '\\'`)}`;
+    case "starts_with":
+      return probe(sql`v.${c} like ${`${escapeLike(String(value))}%`} escape '\\'`);
+    case "gt":
+      return probe(sql`v.${c} > ${one()}`);
+    case "gte":
+      return probe(sql`v.${c} >= ${one()}`);
+    case "lt":
+      return probe(sql`v.${c} < ${one()}`);
+    case "lte":
+      return probe(sql`v.${c} <= ${one()}`);
+    case "in":
+      return probe(sql`v.${c} in (${list()})`);
+    case "not_in":
+      return sql`not ${probe(sql`v.${c} in (${list()})`)}`;
+    case "is_empty":
+      return sql`not ${probe(sql`v.${c} is not null`)}`;
+    case "is_not_empty":
+      return probe(sql`v.${c} is not null`);
+  }
+}
+
+function filterSql(filter: RecordFilter | null | undefined, fieldsById: Map<string, RecordField>): SQL | undefined {
+  if (!filter || filter.conditions.length === 0) return undefined;
+  const parts = filter.conditions.map((item) =>
+    condition(fieldsById.get(item.fieldDefinitionId) as RecordField, item.operator, item.value),
+  );
+  return sql`(${sql.join(parts, filter.op === "and" ? sql` and ` : sql` or `)})`;
+}
+
+interface OrderKey {
+  expression: SQL;
+  direction: "asc" | "desc";
+}
+
+/**
+ * Rows strictly after `position` in the order (lexicographic over the keys). SQLite sorts NULL
+ * first ascending and last descending, and NULL never compares equal, so each key says what
+ * "equal" and "beyond" mean for a NULL position explicitly.
+ */
+function after(keys: OrderKey[], position: KeysetValue[]): SQL {
+  const equal = (key: OrderKey, value: KeysetValue) =>
+    value === null ? sql`${key.expression} is null` : sql`${key.expression} = ${value}`;
+  const beyond = (key: OrderKey, value: KeysetValue): SQL => {
+    if (key.direction === "asc") return value === null ? sql`${key.expression} is not null` : sql`${key.expression} > ${value}`;
+    return value === null ? sql`0` : sql`(${key.expression} < ${value} or ${key.expression} is null)`;
+  };
+  const branches = keys.map((key, i) => {
+    const prefix = keys.slice(0, i).map((prior, j) => equal(prior, position[j] ?? null));
+    return sql`(${sql.join([...prefix, beyond(key, position[i] ?? null)], sql` and `)})`;
+  });
+  return sql`(${sql.join(branches, sql` or `)})`;
+}
+
+export interface RecordQuery {
+  objectTypeId: string;
+  fields: RecordField[];
+  filter?: RecordFilter | null;
+  sorts?: RecordSort[];
+  limit: number;
+  cursor?: string;
+}
+
+/** A short stable digest of the query, so that a cursor only continues the query it came from. */
+function digest(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash.toString(36);
+}
+
+/** The SQL of one page: live records of the type matching the filter, in sort order, after the cursor. */
+export function pageSql(query: RecordQuery, position: KeysetValue[] | undefined): { statement: SQL; keys: number } {
+  const fieldsById = new Map(query.fields.map((field) => [field.id, field]));
+  const sorts = query.sorts ?? [];
+  const filter = filterSql(query.filter, fieldsById);
+  const [first, ...rest] = sorts;
+  if (!first) {
+    const keys: OrderKey[] = [
+      { expression: sql`r.created_at`, direction: "asc" },
+      { expression: sql`r.id`, direction: "asc" },
+    ];
+    const where = [
+      sql`r.object_type_id = ${query.objectTypeId}`,
+      sql`r.deleted_at is null`,
+      filter,
+      position ? after(keys, position) : undefined,
+    ].filter(Boolean) as SQL[];
+    return {
+      keys: 2,
+      statement: sql`select r.*, r.created_at as k0, r.id as k1 from records r indexed by records_object_type_created where ${sql.join(where, sql` and `)} order by r.created_at, r.id limit ${query.limit + 1}`,
+    };
+  }
+  const lead = fieldsById.get(first.fieldDefinitionId) as RecordField;
+  const joins = rest.map(
+    (sort, i) =>
+      sql` join record_values s${sql.raw(String(i + 1))} on s${sql.raw(String(i + 1))}.record_id = r.id and s${sql.raw(String(i + 1))}.field_definition_id = ${sort.fieldDefinitionId} and s${sql.raw(String(i + 1))}.position = 0`,
+  );
+  const keys: OrderKey[] = [
+    { expression: sql`s0.${column(lead)}`, direction: first.direction },
+    ...rest.map((sort, i) => ({
+      expression: sql`s${sql.raw(String(i + 1))}.${column(fieldsById.get(sort.fieldDefinitionId) as RecordField)}`,
+      direction: sort.direction,
+    })),
+    // The id breaks ties in the lead sort's direction, so one index scan serves both.
+    { expression: sql`s0.record_id`, direction: first.direction },
+  ];
+  const where = [
+    sql`s0.field_definition_id = ${lead.id}`,
+    sql`r.deleted_at is null`,
+    filter,
+    position ? after(keys, position) : undefined,
+  ].filter(Boolean) as SQL[];
+  const selected = keys.map((key, i) => sql`${key.expression} as k${sql.raw(String(i))}`);
+  const order = keys.map((key) => sql`${key.expression} ${sql.raw(key.direction)}`);
+  const index = sql.raw(numericTypes.has(lead.type) ? "record_values_field_number" : "record_values_field_text");
+  return {
+    keys: keys.length,
+    statement: sql`select r.*, ${sql.join(selected, sql`, `)} from record_values s0 indexed by ${index} join records r on r.id = s0.record_id${sql.join(joins, sql``)} where ${sql.join(where, sql` and `)} order by ${sql.join(order, sql`, `)} limit ${query.limit + 1}`,
+  };
+}
+
+type PageRow = Record<string, unknown>;
+
+const toRecordRow = (row: PageRow): RecordRow => ({
+  id: row.id as string,
+  workspaceId: row.workspace_id as string,
+  objectTypeId: row.object_type_id as string,
+  createdBy: row.created_by as string,
+  createdAt: row.created_at as number,
+  updatedAt: row.updated_at as number,
+  deletedAt: (row.deleted_at as number | null) ?? null,
+});
+
+/** One page of records for a query; 400 when the filter or sorts do not fit the fields, or the cursor is not this query's. */
+export async function queryRecordPage(db: Database, query: RecordQuery, secret: string) {
+  const sorts = query.sorts ?? [];
+  checkView(
+    {
+      type: "table",
+      config: { columns: [], filter: query.filter ?? null, sorts, groupBy: null },
+      kanbanFieldDefinitionId: null,
+      kanbanWinOptionIds: [],
+      kanbanLossOptionIds: [],
+    },
+    query.fields,
+  );
+  const scope = `records:${query.objectTypeId}:${digest(JSON.stringify([query.filter ?? null, sorts]))}`;
+  const keyCount = sorts.length === 0 ? 2 : sorts.length + 1;
+  const position = query.cursor === undefined ? undefined : await decodeCursor(query.cursor, scope, keyCount, secret);
+  const { statement, keys } = pageSql(query, position);
+  if (keys !== keyCount) throw new ApiError("internal_error", "Query keys out of step");
+  const rows = await db.all<PageRow>(statement);
+  const hasMore = rows.length > query.limit;
+  const page = hasMore ? rows.slice(0, query.limit) : rows;
+  const last = page.at(-1);
+  const cursor =
+    hasMore && last
+      ? await encodeCursor(
+          scope,
+          Array.from({ length: keys }, (_, i) => (last[`k${i}`] as KeysetValue) ?? null),
+          secret,
+        )
+      : null;
+  return { rows: page.map(toRecordRow), pagination: { cursor, hasMore } };
+}

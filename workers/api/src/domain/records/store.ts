@@ -1,0 +1,167 @@
+import { ApiError, type WorkspaceRole } from "@crm/contracts";
+import { regional } from "@crm/db";
+import { and, eq, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { AppEnv, Database } from "../../env";
+import { fieldsWithOptions, requireWorkspaceRole } from "../crm/resources";
+import { fieldsFrom, type Problem, type RecordField, type StoredValue } from "./values";
+
+const { records, recordValues, workspaceMembers } = regional;
+type Actor = AppEnv["Variables"]["actor"];
+export type RecordRow = typeof records.$inferSelect;
+
+export const recordFields = (db: Database, objectTypeId: string): Promise<RecordField[]> => fieldsWithOptions(db, objectTypeId);
+
+/** A live record the actor may reach (404 for unknown, deleted and other organizations' ids). */
+export async function loadRecord(db: Database, actor: Actor, id: string, role?: WorkspaceRole): Promise<RecordRow> {
+  const [record] = await db
+    .select()
+    .from(records)
+    .where(and(eq(records.id, id), isNull(records.deletedAt)))
+    .limit(1);
+  if (!record) throw new ApiError("not_found", "Record not found");
+  try {
+    await requireWorkspaceRole(db, actor, record.workspaceId, role);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "not_found") throw new ApiError("not_found", "Record not found");
+    throw error;
+  }
+  return record;
+}
+
+/** Relations must point at live records of the target type in the same workspace; users must be its members. */
+export async function checkReferences(
+  db: Database,
+  workspaceId: string,
+  fields: RecordField[],
+  planned: Map<string, StoredValue[]>,
+  problems: Problem[],
+) {
+  for (const field of fields) {
+    const rows = planned.get(field.id)?.filter((row) => row.valueText !== null) ?? [];
+    if (rows.length === 0 || (field.type !== "relation" && field.type !== "user")) continue;
+    const ids = rows.map((row) => row.valueText as string);
+    const found =
+      field.type === "relation"
+        ? await db
+            .select({ id: records.id })
+            .from(records)
+            .where(
+              and(
+                inArray(records.id, ids),
+                eq(records.workspaceId, workspaceId),
+                eq(records.objectTypeId, field.relationObjectTypeId ?? ""),
+                isNull(records.deletedAt),
+              ),
+            )
+        : await db
+            .select({ id: workspaceMembers.userId })
+            .from(workspaceMembers)
+            .where(and(eq(workspaceMembers.workspaceId, workspaceId), inArray(workspaceMembers.userId, ids)));
+    const known = new Set(found.map((row) => row.id));
+    for (const id of ids) {
+      if (!known.has(id)) {
+        problems.push({
+          path: `body.fields.${field.slug}`,
+          message:
+            field.type === "relation"
+              ? `${id} is not a record of the related object type in this workspace`
+              : `${id} is not a member of this workspace`,
+        });
+      }
+    }
+  }
+}
+
+/** Live records other than `exceptId` that hold one of the planned unique values: the identity conflicts. */
+export async function identityMatches(
+  db: Database,
+  fields: RecordField[],
+  planned: Map<string, StoredValue[]>,
+  exceptId?: string,
+) {
+  const keyed = [...planned.values()].flat().filter((row) => row.identityKey !== null);
+  if (keyed.length === 0) return [];
+  const conditions = keyed.map(
+    (row) =>
+      and(
+        eq(recordValues.fieldDefinitionId, row.fieldDefinitionId),
+        eq(recordValues.identityKey, row.identityKey as string),
+      ) as SQL,
+  );
+  const rows = await db
+    .select({
+      recordId: recordValues.recordId,
+      fieldDefinitionId: recordValues.fieldDefinitionId,
+      valueText: recordValues.valueText,
+      valueNumber: recordValues.valueNumber,
+    })
+    .from(recordValues)
+    .where(and(or(...conditions), exceptId ? ne(recordValues.recordId, exceptId) : undefined));
+  const slugOf = new Map(fields.map((field) => [field.id, field.slug]));
+  return rows.map((row) => ({
+    recordId: row.recordId,
+    field: slugOf.get(row.fieldDefinitionId) as string,
+    value: row.valueText ?? row.valueNumber,
+  }));
+}
+
+export function identityConflict(matches: Awaited<ReturnType<typeof identityMatches>>): ApiError {
+  return new ApiError("identity_conflict", "A record with the same identity exists; nothing was created or changed", { matches });
+}
+
+/** Whether a failed batch broke the identity index: a concurrent write took the value first. */
+export const isIdentityViolation = (error: unknown) =>
+  String((error as Error)?.message ?? error).includes("record_values.identity_key");
+
+/** Replaces the stored rows of the planned fields of one record. */
+export function valueStatements(db: Database, recordId: string, planned: Map<string, StoredValue[]>): BatchItem<"sqlite">[] {
+  const fieldIds = [...planned.keys()];
+  if (fieldIds.length === 0) return [];
+  const rows = [...planned.values()].flat().map((row) => ({ recordId, ...row }));
+  return [
+    db.delete(recordValues).where(and(eq(recordValues.recordId, recordId), inArray(recordValues.fieldDefinitionId, fieldIds))),
+    ...chunks(rows, 10).map((chunk) => db.insert(recordValues).values(chunk)),
+  ];
+}
+
+/** D1 binds at most 100 parameters a statement; a value row has 7. */
+function chunks<T>(items: T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
+  return result;
+}
+
+/** The public shape of records, values read in one query. */
+export async function recordResponses(db: Database, fields: RecordField[], rows: RecordRow[]) {
+  if (rows.length === 0) return [];
+  const values = await db
+    .select({
+      recordId: recordValues.recordId,
+      fieldDefinitionId: recordValues.fieldDefinitionId,
+      position: recordValues.position,
+      valueText: recordValues.valueText,
+      valueNumber: recordValues.valueNumber,
+    })
+    .from(recordValues)
+    .where(
+      inArray(
+        recordValues.recordId,
+        rows.map((row) => row.id),
+      ),
+    );
+  return rows.map((row) => ({
+    id: row.id,
+    workspaceId: row.workspaceId,
+    objectTypeId: row.objectTypeId,
+    fields: fieldsFrom(
+      fields,
+      values.filter((value) => value.recordId === row.id),
+    ),
+    createdBy: row.createdBy,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  }));
+}
+
+export type RecordResponse = Awaited<ReturnType<typeof recordResponses>>[number];
