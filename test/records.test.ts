@@ -1,0 +1,468 @@
+import { env } from "cloudflare:test";
+import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { beforeAll, describe, expect, it } from "vitest";
+import { pageSql } from "../workers/api/src/domain/records/query";
+import { recordFields } from "../workers/api/src/domain/records/store";
+import { createField, createObjectType, type ErrorBody, expectStatus, type Field, fieldsOf, objectTypesOf, unique } from "./crm";
+import { call, cast } from "./stack";
+
+interface RecordBody {
+  id: string;
+  workspaceId: string;
+  objectTypeId: string;
+  fields: Record<string, unknown>;
+  createdBy: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface Page {
+  data: RecordBody[];
+  pagination: { cursor: string | null; hasMore: boolean };
+}
+
+let key: string;
+let people: { id: string };
+let companies: { id: string };
+let peopleFields: Field[];
+
+beforeAll(async () => {
+  const { alice, sales } = await cast();
+  key = alice.apiKey;
+  const objects = await objectTypesOf(key, sales.id);
+  people = objects.find((object) => object.slug === "people") as { id: string };
+  companies = objects.find((object) => object.slug === "companies") as { id: string };
+  peopleFields = await fieldsOf(key, people.id);
+});
+
+const create = (objectTypeId: string, fields: Record<string, unknown>, status = 201, headers: Record<string, string> = {}) =>
+  expectStatus<{ record: RecordBody } & ErrorBody>(status, "/records", {
+    method: "POST",
+    key,
+    json: { objectTypeId, fields },
+    headers,
+  });
+
+const eventsFor = async (recordId: string, type: string) =>
+  (await env.US_DB.prepare("select count(*) as n from event_outbox where type = ? and payload like ?")
+    .bind(type, `%"id":"${recordId}"%`)
+    .first("n")) as number;
+
+describe("creating records", () => {
+  it("validates and normalizes values, applies defaults and answers every field", async () => {
+    const email = `Ada.${unique()}@Example.COM `;
+    const company = (
+      await create(companies.id, { name: "Analytical Engines", domain: `https://www.engines-${unique()}.co.uk/about` })
+    ).record;
+    expect(company.fields.domain).toMatch(/^engines-[a-z0-9]{8}\.co\.uk$/);
+    const { record } = await create(people.id, { name: "Ada Lovelace", email, phone: "+44 20 7946 0000", company: company.id });
+    expect(record).toEqual({
+      id: expect.stringMatching(/^rec_/),
+      workspaceId: company.workspaceId,
+      objectTypeId: people.id,
+      fields: {
+        name: "Ada Lovelace",
+        email: email.trim().toLowerCase(),
+        phone: "+44 20 7946 0000",
+        job_title: null,
+        company: company.id,
+      },
+      createdBy: expect.stringMatching(/^usr_/),
+      createdAt: expect.any(Number),
+      updatedAt: expect.any(Number),
+    });
+    expect((await expectStatus<{ record: RecordBody }>(200, `/records/${record.id}`, { key })).record).toEqual(record);
+    expect(await eventsFor(record.id, "record.created")).toBe(1);
+
+    const deals = (await objectTypesOf(key, company.workspaceId))[2] as { id: string };
+    const deal = (await create(deals.id, { name: "Difference engine", amount: 1200.5, close_date: "2027-03-01" })).record;
+    expect(deal.fields).toMatchObject({ stage: "lead", amount: 1200.5, close_date: "2027-03-01", company: null });
+  });
+
+  it("refuses bad input with a detail naming each offending field", async () => {
+    const problems = async (fields: Record<string, unknown>) =>
+      ((await create(people.id, fields, 400)).error.details ?? []).map((detail) => detail.path).sort();
+    expect(await problems({ email: "a@b.co" })).toEqual(["body.fields.name"]);
+    expect(await problems({ name: "X", nickname: "x", id: "rec_123456", createdAt: 1 })).toEqual([
+      "body.fields.createdAt",
+      "body.fields.id",
+      "body.fields.nickname",
+    ]);
+    expect(await problems({ name: "X", email: "not-an-email", phone: "call me", company: 42 })).toEqual([
+      "body.fields.company",
+      "body.fields.email",
+      "body.fields.phone",
+    ]);
+    expect(await problems({ name: null })).toEqual(["body.fields.name"]);
+    expect(await problems({ name: "X", company: "rec_doesnotexist0" })).toEqual(["body.fields.company"]);
+    const { dave, globex } = await cast();
+    const [globexPeople] = await objectTypesOf(dave.apiKey, globex.workspaces[0]?.id as string);
+    const foreign = await expectStatus<{ record: RecordBody }>(201, "/records", {
+      method: "POST",
+      key: dave.apiKey,
+      json: { objectTypeId: globexPeople?.id, fields: { name: "Globex person" } },
+    });
+    const [, globexCompanies] = await objectTypesOf(dave.apiKey, globex.workspaces[0]?.id as string);
+    const globexCompany = await expectStatus<{ record: RecordBody }>(201, "/records", {
+      method: "POST",
+      key: dave.apiKey,
+      json: { objectTypeId: globexCompanies?.id, fields: { name: "Globex" } },
+    });
+    expect(await problems({ name: "X", company: globexCompany.record.id })).toEqual(["body.fields.company"]);
+    expect(await problems({ name: "X", company: foreign.record.id })).toEqual(["body.fields.company"]);
+    await expectStatus(400, "/records", { method: "POST", key, json: { objectTypeId: people.id, fields: {} } });
+    await expectStatus(400, "/records", { method: "POST", key, json: { objectTypeId: people.id } });
+    await expectStatus(404, "/records", { method: "POST", key, json: { objectTypeId: globexPeople?.id, fields: { name: "X" } } });
+  });
+
+  it("checks every field type of a custom object type", async () => {
+    const { sales } = await cast();
+    const gadgets = await createObjectType(key, sales.id);
+    await createField(key, gadgets.id, { name: "Count", type: "number", defaultValue: 1 });
+    await createField(key, gadgets.id, { name: "Live", type: "checkbox" });
+    await createField(key, gadgets.id, { name: "Seen", type: "timestamp" });
+    await createField(key, gadgets.id, { name: "Site", type: "url" });
+    await createField(key, gadgets.id, {
+      name: "Kind",
+      type: "select",
+      options: [{ value: "a", isDefault: true }, { value: "b" }],
+    });
+    const tags = await createField(key, gadgets.id, {
+      name: "Tags",
+      type: "multiselect",
+      options: [{ value: "x" }, { value: "y" }, { value: "old" }],
+    });
+    await createField(key, gadgets.id, { name: "Links", type: "relation", relationObjectTypeId: companies.id, isMultiple: true });
+    await createField(key, gadgets.id, { name: "Owner", type: "user" });
+    const oldOption = tags.options?.find((option) => option.value === "old");
+    await expectStatus(200, `/crm/fields/${tags.id}/options/${oldOption?.id}`, {
+      method: "PATCH",
+      key,
+      json: { isActive: false },
+    });
+    const { alice } = await cast();
+    const company = (await create(companies.id, { name: "Linked" })).record;
+    const { record } = await create(gadgets.id, {
+      name: "G",
+      live: true,
+      seen: 1767571200000,
+      site: "https://example.com/a",
+      tags: ["y", "x", "y"],
+      links: [company.id],
+      owner: alice.id,
+    });
+    expect(record.fields).toEqual({
+      name: "G",
+      count: 1,
+      live: true,
+      seen: 1767571200000,
+      site: "https://example.com/a",
+      kind: "a",
+      tags: ["y", "x"],
+      links: [company.id],
+      owner: alice.id,
+    });
+    const bad = await create(
+      gadgets.id,
+      {
+        name: "G",
+        count: "1",
+        live: "yes",
+        seen: 1.5,
+        site: "ftp://x",
+        kind: "c",
+        tags: ["old"],
+        links: company.id,
+        owner: "usr_nobody00000",
+      },
+      400,
+    );
+    expect(bad.error.details?.map((detail) => detail.path).sort()).toEqual(
+      [
+        "body.fields.count",
+        "body.fields.kind",
+        "body.fields.links",
+        "body.fields.live",
+        "body.fields.seen",
+        "body.fields.site",
+        "body.fields.tags.0",
+      ].sort(),
+    );
+    const owner = await create(gadgets.id, { name: "G", owner: "usr_nobody00000" }, 400);
+    expect(owner.error.details?.map((detail) => detail.path)).toEqual(["body.fields.owner"]);
+  });
+});
+
+describe("identity resolution", () => {
+  it("blocks a creation whose unique value matches a live record, after trimming and case-folding", async () => {
+    const email = `grace.${unique()}@example.com`;
+    const first = (await create(people.id, { name: "Grace Hopper", email })).record;
+    const conflict = await create(people.id, { name: "G. Hopper", email: `  ${email.toUpperCase()} ` }, 409);
+    expect(conflict.error.code).toBe("identity_conflict");
+    expect(conflict.error.details).toEqual({ matches: [{ recordId: first.id, field: "email", value: email }] });
+    expect(
+      (await env.US_DB.prepare(
+        "select count(*) as n from records r join record_values v on v.record_id = r.id where v.value_text = ?",
+      )
+        .bind(email)
+        .first("n")) as number,
+    ).toBe(1);
+    // Updating another record onto the same identity is refused too; its own value is fine.
+    const other = (await create(people.id, { name: "Other" })).record;
+    const update = await expectStatus<ErrorBody>(409, `/records/${other.id}`, {
+      method: "PATCH",
+      key,
+      json: { fields: { email } },
+    });
+    expect(update.error.code).toBe("identity_conflict");
+    await expectStatus(200, `/records/${first.id}`, { method: "PATCH", key, json: { fields: { email: email.toUpperCase() } } });
+    // A deleted record's identity is free again.
+    await expectStatus(200, `/records/${first.id}`, { method: "DELETE", key });
+    await create(people.id, { name: "Grace again", email });
+  });
+
+  it("holds under concurrent creations: exactly one wins", async () => {
+    const email = `race.${unique()}@example.com`;
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        call("/records", { method: "POST", key, json: { objectTypeId: people.id, fields: { name: "Racer", email } } }),
+      ),
+    );
+    expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409]);
+  });
+
+  it("asserts: PUT updates the matching record or creates one", async () => {
+    const email = `assert.${unique()}@example.com`;
+    const created = await expectStatus<{ record: RecordBody }>(201, "/records?matchingField=email", {
+      method: "PUT",
+      key,
+      json: { objectTypeId: people.id, fields: { name: "New", email } },
+    });
+    const updated = await expectStatus<{ record: RecordBody }>(200, "/records?matchingField=email", {
+      method: "PUT",
+      key,
+      json: { objectTypeId: people.id, fields: { job_title: "CTO", email: ` ${email.toUpperCase()}` } },
+    });
+    expect(updated.record.id).toBe(created.record.id);
+    expect(updated.record.fields).toMatchObject({ name: "New", job_title: "CTO", email });
+    await expectStatus(400, "/records?matchingField=name", {
+      method: "PUT",
+      key,
+      json: { objectTypeId: people.id, fields: { name: "X" } },
+    });
+    await expectStatus(400, "/records?matchingField=email", {
+      method: "PUT",
+      key,
+      json: { objectTypeId: people.id, fields: { name: "X" } },
+    });
+    await expectStatus(400, "/records", { method: "PUT", key, json: { objectTypeId: people.id, fields: { name: "X" } } });
+  });
+});
+
+describe("idempotent creation", () => {
+  it("returns the first response to a retry and emits one record.created", async () => {
+    const idempotencyKey = `create-${unique()}`;
+    const fields = { name: "Katherine Johnson", email: `kj.${unique()}@example.com` };
+    const first = await create(people.id, fields, 201, { "idempotency-key": idempotencyKey });
+    const retry = await call("/records", {
+      method: "POST",
+      key,
+      json: { objectTypeId: people.id, fields },
+      headers: { "idempotency-key": idempotencyKey },
+    });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(((await retry.json()) as { record: RecordBody }).record).toEqual(first.record);
+    expect(
+      (await env.US_DB.prepare("select count(*) as n from record_values where value_text = ?")
+        .bind(fields.email)
+        .first("n")) as number,
+    ).toBe(1);
+    expect(await eventsFor(first.record.id, "record.created")).toBe(1);
+  });
+});
+
+describe("updating and deleting", () => {
+  it("changes the given fields, reports changedFields, and deletes softly", async () => {
+    const { record } = await create(people.id, { name: "Mary", job_title: "Engineer" });
+    const { record: updated } = await expectStatus<{ record: RecordBody }>(200, `/records/${record.id}`, {
+      method: "PATCH",
+      key,
+      json: { fields: { job_title: null, phone: "+1 555 0100", name: "Mary" } },
+    });
+    expect(updated.fields).toMatchObject({ name: "Mary", job_title: null, phone: "+1 555 0100" });
+    const payload = (await env.US_DB.prepare(
+      "select payload from event_outbox where type = 'record.updated' and payload like ? order by created_at desc",
+    )
+      .bind(`%"id":"${record.id}"%`)
+      .first("payload")) as string;
+    expect(JSON.parse(payload).data.changedFields.sort()).toEqual(["job_title", "phone"]);
+    await expectStatus(400, `/records/${record.id}`, { method: "PATCH", key, json: { fields: { name: null } } });
+    await expectStatus(400, `/records/${record.id}`, { method: "PATCH", key, json: { fields: {} } });
+    await expectStatus(400, `/records/${record.id}`, {
+      method: "PATCH",
+      key,
+      json: { objectTypeId: people.id, fields: { name: "X" } },
+    });
+
+    expect(await expectStatus(200, `/records/${record.id}`, { method: "DELETE", key })).toEqual({ deletedId: record.id });
+    expect(await eventsFor(record.id, "record.deleted")).toBe(1);
+    await expectStatus(404, `/records/${record.id}`, { key });
+    await expectStatus(404, `/records/${record.id}`, { method: "PATCH", key, json: { fields: { name: "Back" } } });
+    await expectStatus(404, `/records/${record.id}`, { method: "DELETE", key });
+    const listed = await expectStatus<Page>(200, `/records?objectTypeId=${people.id}&limit=100`, { key });
+    expect(listed.data.map((item) => item.id)).not.toContain(record.id);
+  });
+
+  it("lets members write and viewers only read", async () => {
+    const { bob, carol } = await cast();
+    const { record } = await expectStatus<{ record: RecordBody }>(201, "/records", {
+      method: "POST",
+      key: bob.apiKey,
+      json: { objectTypeId: people.id, fields: { name: "By Bob" } },
+    });
+    const refused = await expectStatus<ErrorBody>(403, "/records", {
+      method: "POST",
+      key: carol.apiKey,
+      json: { objectTypeId: people.id, fields: { name: "By Carol" } },
+    });
+    expect(refused.error.code).toBe("forbidden");
+    await expectStatus(403, `/records/${record.id}`, { method: "PATCH", key: carol.apiKey, json: { fields: { name: "X" } } });
+    await expectStatus(200, `/records/${record.id}`, { key: carol.apiKey });
+  });
+});
+
+describe("listing and querying", () => {
+  async function scores() {
+    const { sales } = await cast();
+    const scored = await createObjectType(key, sales.id);
+    const score = await createField(key, scored.id, { name: "Score", type: "number" });
+    const band = await createField(key, scored.id, {
+      name: "Band",
+      type: "select",
+      options: [{ value: "high" }, { value: "low" }],
+    });
+    return { scored, score, band };
+  }
+
+  it("pages through a query in sort order without duplicates or gaps while records are inserted", async () => {
+    const { scored, score, band } = await scores();
+    const values = [5, 3, null, 9, 3, 1, 7, null, 3, 8];
+    const ids = new Map<string, number | null>();
+    for (const value of values) {
+      const { record } = await create(scored.id, {
+        name: `n${value}`,
+        score: value,
+        band: value !== null && value >= 5 ? "high" : "low",
+      });
+      ids.set(record.id, value);
+    }
+    const seen: RecordBody[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page = await expectStatus<Page>(200, "/records/query", {
+        method: "POST",
+        key,
+        json: {
+          objectTypeId: scored.id,
+          sorts: [{ fieldDefinitionId: score.id, direction: "desc" }],
+          limit: 3,
+          ...(cursor ? { cursor } : {}),
+        },
+      });
+      seen.push(...page.data);
+      cursor = page.pagination.cursor;
+      // Another client inserts while this one pages; rows existing at the start still come exactly once.
+      await create(scored.id, { name: "late", score: 4, band: "low" });
+    } while (cursor);
+    const original = seen.filter((record) => ids.has(record.id));
+    expect(original.map((record) => record.fields.score)).toEqual([9, 8, 7, 5, 3, 3, 3, 1, null, null]);
+    expect(new Set(seen.map((record) => record.id)).size).toBe(seen.length);
+
+    const filtered = await expectStatus<Page>(200, "/records/query", {
+      method: "POST",
+      key,
+      json: {
+        objectTypeId: scored.id,
+        filter: {
+          op: "and",
+          conditions: [
+            { fieldDefinitionId: band.id, operator: "eq", value: "high" },
+            { fieldDefinitionId: score.id, operator: "lt", value: 9 },
+          ],
+        },
+        sorts: [{ fieldDefinitionId: score.id, direction: "asc" }],
+      },
+    });
+    expect(filtered.data.map((record) => record.fields.score)).toEqual([5, 7, 8]);
+    const empty = await expectStatus<Page>(200, "/records/query", {
+      method: "POST",
+      key,
+      json: {
+        objectTypeId: scored.id,
+        filter: { op: "or", conditions: [{ fieldDefinitionId: score.id, operator: "is_empty" }] },
+      },
+    });
+    expect(empty.data).toHaveLength(2);
+  });
+
+  it("lists through a saved view's filter and sorts, and refuses bad queries", async () => {
+    const { scored, score, band } = await scores();
+    for (const value of [2, 6, 4]) await create(scored.id, { name: `v${value}`, score: value, band: value > 3 ? "high" : "low" });
+    const view = await expectStatus<{ view: { id: string } }>(201, `/crm/objects/${scored.id}/views`, {
+      method: "POST",
+      key,
+      json: {
+        name: "High first",
+        config: {
+          filter: { op: "and", conditions: [{ fieldDefinitionId: band.id, operator: "in", value: ["high"] }] },
+          sorts: [{ fieldDefinitionId: score.id, direction: "desc" }],
+        },
+      },
+    });
+    const listed = await expectStatus<Page>(200, `/records?objectTypeId=${scored.id}&viewId=${view.view.id}`, { key });
+    expect(listed.data.map((record) => record.fields.score)).toEqual([6, 4]);
+    const all = await expectStatus<Page>(200, `/records?objectTypeId=${scored.id}`, { key });
+    expect(all.data.map((record) => record.fields.score)).toEqual([2, 6, 4]);
+    await expectStatus(400, `/records?objectTypeId=${people.id}&viewId=${view.view.id}`, { key });
+    const bad = async (json: Record<string, unknown>) =>
+      expectStatus<ErrorBody>(400, "/records/query", { method: "POST", key, json: { objectTypeId: scored.id, ...json } });
+    await bad({ filter: { op: "and", conditions: [{ fieldDefinitionId: score.id, operator: "contains", value: 1 }] } });
+    await bad({ sorts: [{ fieldDefinitionId: peopleFields[0]?.id, direction: "asc" }] });
+    await bad({ limit: 101 });
+    const page = await expectStatus<Page>(200, "/records/query", {
+      method: "POST",
+      key,
+      json: { objectTypeId: scored.id, limit: 1 },
+    });
+    const cursor = page.pagination.cursor as string;
+    expect((await bad({ limit: 1, cursor, sorts: [{ fieldDefinitionId: score.id, direction: "asc" }] })).error.code).toBe(
+      "invalid_cursor",
+    );
+    expect((await bad({ cursor: `${cursor}x` })).error.code).toBe("invalid_cursor");
+  });
+
+  it("serves filters and sorts on any field from an index", async () => {
+    const { scored, score, band } = await scores();
+    const fields = await recordFields(drizzle(env.US_DB), scored.id);
+    const plans = async (query: Parameters<typeof pageSql>[0]) => {
+      const { statement } = pageSql(query, undefined);
+      const rows = await drizzle(env.US_DB).all<{ detail: string }>(sql`explain query plan ${statement}`);
+      return rows.map((row) => row.detail).join("\n");
+    };
+    const sorted = await plans({
+      objectTypeId: scored.id,
+      fields,
+      filter: { op: "and", conditions: [{ fieldDefinitionId: band.id, operator: "eq", value: "high" }] },
+      sorts: [{ fieldDefinitionId: score.id, direction: "desc" }],
+      limit: 50,
+    });
+    expect(sorted).toMatch(/USING (COVERING )?INDEX record_values_field_number/);
+    expect(sorted).not.toMatch(/TEMP B-TREE/);
+    expect(sorted).not.toMatch(/SCAN (r|records)\b(?! USING)/);
+    const unsorted = await plans({ objectTypeId: scored.id, fields, filter: null, sorts: [], limit: 50 });
+    expect(unsorted).toMatch(/USING INDEX records_object_type_created/);
+    expect(unsorted).not.toMatch(/TEMP B-TREE/);
+  });
+});
