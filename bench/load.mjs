@@ -3,21 +3,22 @@
 // one request after another for `durationMs`.
 import http from "node:http";
 
-function send(agent, url, headers) {
+function send(agent, url, { method = "GET", headers = {}, body }) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const request = http.request(url, { agent, headers }, (response) => {
+    const request = http.request(url, { agent, method, headers }, (response) => {
       response.resume();
       response.on("end", () => resolve({ status: response.statusCode, ms: performance.now() - started }));
     });
     request.on("error", reject);
-    request.end();
+    request.end(body);
   });
 }
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-export async function load(url, { connections, durationMs, headers = {}, warmupMs = 500 }) {
+/** `body` may be a function, called for each request (for unique values). */
+export async function load(url, { connections, durationMs, method = "GET", headers = {}, body, warmupMs = 500 }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const latencies = [];
   let failures = 0;
@@ -26,7 +27,7 @@ export async function load(url, { connections, durationMs, headers = {}, warmupM
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (performance.now() < ends) {
-        const { status, ms } = await send(agent, url, headers);
+        const { status, ms } = await send(agent, url, { method, headers, body: typeof body === "function" ? body() : body });
         if (performance.now() < warmupEnds) continue;
         if (status < 200 || status >= 300) failures++;
         latencies.push(ms);

@@ -57,30 +57,120 @@ const ms = (value) => value.toFixed(2).padStart(8);
 const row = (name, figures) =>
   `| ${name.padEnd(44)} | ${String(Math.round(figures.rps)).padStart(7)} | ${ms(figures.p50)} | ${ms(figures.p99)} |`;
 
-await buildBundles();
-const bare = await startBare();
-const stack = await startStack({ gatewayVars });
-const alice = stack.demo.organizations[0].users[0].apiKey;
-const pipelineUrl = new URL("/api/v1/workspaces", stack.url).href;
-const auth = { authorization: `Bearer ${alice}` };
-
-console.log(`\nGateway pipeline vs bare handler (${durationMs / 1000} s per figure, ${new Date().toISOString()})\n`);
-console.log("| scenario                                     |     rps | p50 (ms) | p99 (ms) |");
-console.log("|----------------------------------------------|---------|----------|----------|");
-const figures = {};
-for (const connections of [1, 32]) {
-  figures[`bare${connections}`] = await load(bare.url, { connections, durationMs });
-  console.log(row(`(a) bare Hono + 1 D1 read, c=${connections}`, figures[`bare${connections}`]));
-  figures[`full${connections}`] = await load(pipelineUrl, { connections, durationMs, headers: auth });
-  console.log(row(`(b) full pipeline GET /workspaces, c=${connections}`, figures[`full${connections}`]));
-  figures[`counted${connections}`] = await load(bare.countedUrl, { connections, durationMs });
-  console.log(row(`(c) = (a) + 5 parallel in-memory DO calls, c=${connections}`, figures[`counted${connections}`]));
-}
-console.log(`
+async function pipelineSection(stack, auth) {
+  const bare = await startBare();
+  const pipelineUrl = new URL("/api/v1/workspaces", stack.url).href;
+  console.log(`\nGateway pipeline vs bare handler (${durationMs / 1000} s per figure, ${new Date().toISOString()})\n`);
+  console.log(header);
+  const figures = {};
+  for (const connections of [1, 32]) {
+    figures[`bare${connections}`] = await load(bare.url, { connections, durationMs });
+    console.log(row(`(a) bare Hono + 1 D1 read, c=${connections}`, figures[`bare${connections}`]));
+    figures[`full${connections}`] = await load(pipelineUrl, { connections, durationMs, headers: auth });
+    console.log(row(`(b) full pipeline GET /workspaces, c=${connections}`, figures[`full${connections}`]));
+    figures[`counted${connections}`] = await load(bare.countedUrl, { connections, durationMs });
+    console.log(row(`(c) = (a) + 5 parallel in-memory DO calls, c=${connections}`, figures[`counted${connections}`]));
+  }
+  console.log(`
 ratio b/a throughput at c=32: ${(figures.full32.rps / figures.bare32.rps).toFixed(2)} (target >= 0.6)
 ratio c/a throughput at c=32: ${(figures.counted32.rps / figures.bare32.rps).toFixed(2)} (five Durable Object calls alone, no limiter logic)
 added p50 at c=1: ${(figures.full1.p50 - figures.bare1.p50).toFixed(2)} ms (target <= 1.5 ms)
 `);
+  await bare.mf.dispose();
+}
 
-await bare.mf.dispose();
+const recordCount = quick ? 20_000 : 100_000;
+
+/**
+ * 100 000 deals in Acme's Sales workspace, written straight into the region's D1 with one
+ * recursive-CTE insert per table (creating them through the API would take the whole run), in the
+ * same shape the API writes: one value row per field and record.
+ */
+async function seedDeals(stack, auth) {
+  const api = (path) => new URL(`/api/v1${path}`, stack.url);
+  const sales = stack.demo.organizations[0].workspaces[0].id;
+  const { objects } = await (await fetch(api(`/crm/objects?workspaceId=${sales}`), { headers: auth })).json();
+  const deals = objects.find((object) => object.slug === "deals");
+  const { data: fields } = await (await fetch(api(`/crm/objects/${deals.id}/fields`), { headers: auth })).json();
+  const field = (slug) => fields.find((candidate) => candidate.slug === slug).id;
+  const db = await stack.mf.getD1Database("DB", "crm-api-us");
+  const sequence = `with recursive seq(n) as (select 0 union all select n + 1 from seq where n < ${recordCount - 1})`;
+  const started = Date.now();
+  await db
+    .prepare(
+      `${sequence} insert into records (id, workspace_id, object_type_id, created_by, created_at, updated_at) select printf('rec_bench%08d', n), ?, ?, 'bench', ? + n, ? + n from seq`,
+    )
+    .bind(sales, deals.id, started, started)
+    .run();
+  const values = [
+    [field("name"), "value_text", "'Deal ' || n"],
+    [
+      field("stage"),
+      "value_text",
+      "(case n % 5 when 0 then 'lead' when 1 then 'qualified' when 2 then 'proposal' when 3 then 'won' else 'lost' end)",
+    ],
+    [field("amount"), "value_number", "(n * 7919) % 100000"],
+    [field("company"), "value_text", "null"],
+    [field("close_date"), "value_text", "null"],
+  ];
+  for (const [fieldId, column, expression] of values) {
+    await db
+      .prepare(
+        `${sequence} insert into record_values (record_id, field_definition_id, position, ${column}) select printf('rec_bench%08d', n), ?, 0, ${expression} from seq`,
+      )
+      .bind(fieldId)
+      .run();
+  }
+  return { deals, stage: field("stage"), amount: field("amount"), seededMs: Date.now() - started };
+}
+
+async function recordsSection(stack, auth) {
+  const { deals, stage, amount, seededMs } = await seedDeals(stack, auth);
+  const json = { ...auth, "content-type": "application/json" };
+  const base = (path) => new URL(`/api/v1${path}`, stack.url).href;
+  console.log(`\nRecords: ${recordCount} deals in one workspace (seeded in ${seededMs} ms), ${durationMs / 1000} s per figure\n`);
+  console.log(header);
+  const get = await load(base(`/records/rec_bench${String(recordCount / 2).padStart(8, "0")}`), {
+    connections: 1,
+    durationMs,
+    headers: auth,
+  });
+  console.log(row("GET /records/{id}, c=1", get));
+  const query = {
+    objectTypeId: deals.id,
+    filter: { op: "and", conditions: [{ fieldDefinitionId: stage, operator: "eq", value: "won" }] },
+    sorts: [{ fieldDefinitionId: amount, direction: "desc" }],
+    limit: 50,
+  };
+  const queried = await load(base("/records/query"), {
+    connections: 1,
+    durationMs,
+    method: "POST",
+    headers: json,
+    body: JSON.stringify(query),
+  });
+  console.log(row("POST /records/query (filter + sort, 50), c=1", queried));
+  let created = 0;
+  const body = () =>
+    JSON.stringify({
+      objectTypeId: deals.id,
+      fields: { name: `Bench deal ${created++}`, amount: created % 1000, stage: "qualified" },
+    });
+  const creation = await load(base("/records"), { connections: 8, durationMs, method: "POST", headers: json, body });
+  console.log(row("POST /records (creation), c=8", creation));
+  console.log(`
+query p50 / get p50: ${(queried.p50 / get.p50).toFixed(2)} (target <= 3)
+record creations: ${Math.round(creation.rps)} per second at c=8
+`);
+}
+
+const header =
+  "| scenario                                     |     rps | p50 (ms) | p99 (ms) |\n|----------------------------------------------|---------|----------|----------|";
+const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
+
+await buildBundles();
+const stack = await startStack({ gatewayVars });
+const auth = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
+if (!only || only === "pipeline") await pipelineSection(stack, auth);
+if (!only || only === "records") await recordsSection(stack, auth);
 await stack.mf.dispose();
