@@ -21,6 +21,24 @@ const foreignIdFactories: Record<string, (people: Cast) => Promise<string>> = {
   fieldDefinitionId: async (people) => (await globexDeals(people)).stage.id,
   fieldOptionId: async (people) => (await globexDeals(people)).stage.options[0]?.id as string,
   viewId: async (people) => (await globexDeals(people)).viewId,
+  taskId: async (people) => {
+    const recordId = await foreignIdFactories.recordId?.(people);
+    const response = await call(`/records/${recordId}/tasks`, {
+      method: "POST",
+      key: people.dave.apiKey,
+      json: { title: "Globex task" },
+    });
+    return ((await response.json()) as { task: { id: string } }).task.id;
+  },
+  noteId: async (people) => {
+    const recordId = await foreignIdFactories.recordId?.(people);
+    const response = await call(`/records/${recordId}/notes`, {
+      method: "POST",
+      key: people.dave.apiKey,
+      json: { title: "Globex note" },
+    });
+    return ((await response.json()) as { note: { id: string } }).note.id;
+  },
   recordId: async (people) => {
     const { objectTypeId } = await globexDeals(people);
     const response = await call("/records", {
@@ -64,8 +82,14 @@ function bodyExample(operation: Operation): Record<string, unknown> | undefined 
 
 const idParameters = (operation: Operation) => {
   const inPath = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
-  const query = operation.route.request?.query;
-  const inQuery = query && "shape" in query ? Object.keys(query.shape as object).filter((name) => name.endsWith("Id")) : [];
+  // Required query ids only: optional filters such as `assigneeUserId` are not what names the tenant.
+  const parameters =
+    (document.paths?.[operation.path] as Record<string, { parameters?: { name: string; in: string; required?: boolean }[] }>)?.[
+      operation.method
+    ]?.parameters ?? [];
+  const inQuery = parameters
+    .filter((parameter) => parameter.in === "query" && parameter.required && parameter.name.endsWith("Id"))
+    .map((parameter) => parameter.name);
   return { inPath, inQuery };
 };
 

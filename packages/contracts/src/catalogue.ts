@@ -9,6 +9,7 @@ import {
 } from "./operations/crm-fields";
 import { createObjectType, deleteObjectType, listObjectTypes, updateObjectType } from "./operations/crm-objects";
 import { createView, deleteView, getView, listViews, reorderViews, updateView } from "./operations/crm-views";
+import { createNote, deleteNote, getNote, listNotes, updateNote } from "./operations/notes";
 import {
   assertRecord,
   createRecord,
@@ -18,6 +19,7 @@ import {
   queryRecords,
   updateRecord,
 } from "./operations/records";
+import { createTask, deleteTask, getTask, listRecordTasks, listTasks, updateTask } from "./operations/tasks";
 import { getUsage } from "./operations/usage";
 import { listWorkspaces } from "./operations/workspaces";
 
@@ -52,6 +54,17 @@ export const operations = {
   listRecords,
   queryRecords,
   assertRecord,
+  createTask,
+  listRecordTasks,
+  listTasks,
+  getTask,
+  updateTask,
+  deleteTask,
+  createNote,
+  listNotes,
+  getNote,
+  updateNote,
+  deleteNote,
   getUsage,
 } as const;
 

@@ -17,6 +17,11 @@ import { updateField } from "./routes/crm/update-field";
 import { updateFieldOption } from "./routes/crm/update-field-option";
 import { updateObjectType } from "./routes/crm/update-object-type";
 import { updateView } from "./routes/crm/update-view";
+import { createNote } from "./routes/notes/create-note";
+import { deleteNote } from "./routes/notes/delete-note";
+import { getNote } from "./routes/notes/get-note";
+import { listNotes } from "./routes/notes/list-notes";
+import { updateNote } from "./routes/notes/update-note";
 import { assertRecord } from "./routes/records/assert-record";
 import { createRecord } from "./routes/records/create-record";
 import { deleteRecord } from "./routes/records/delete-record";
@@ -24,6 +29,12 @@ import { getRecord } from "./routes/records/get-record";
 import { listRecords } from "./routes/records/list-records";
 import { queryRecords } from "./routes/records/query-records";
 import { updateRecord } from "./routes/records/update-record";
+import { createTask } from "./routes/tasks/create-task";
+import { deleteTask } from "./routes/tasks/delete-task";
+import { getTask } from "./routes/tasks/get-task";
+import { listRecordTasks } from "./routes/tasks/list-record-tasks";
+import { listTasks } from "./routes/tasks/list-tasks";
+import { updateTask } from "./routes/tasks/update-task";
 import { listWorkspaces } from "./routes/workspaces/list-workspaces";
 
 /** Every regional catalogue operation has exactly one handler here; the type makes a missing one a compile error. */
@@ -53,4 +64,15 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   listRecords,
   queryRecords,
   assertRecord,
+  createTask,
+  listRecordTasks,
+  listTasks,
+  getTask,
+  updateTask,
+  deleteTask,
+  createNote,
+  listNotes,
+  getNote,
+  updateNote,
+  deleteNote,
 };

@@ -1,4 +1,4 @@
-import type { ActorContext, DomainEvent, EventType } from "@crm/contracts";
+import type { DomainEvent, EventType } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../env";
@@ -10,16 +10,17 @@ export interface EventInput {
   data: Record<string, unknown>;
 }
 
+/** Who caused an event: an actor of a request, or `system` for internal producers. */
+export interface EventSource {
+  organizationId: string;
+  actor: DomainEvent["actor"];
+}
+
 /**
  * The outbox insert announcing a change, to run in the same D1 batch as the change itself:
  * both happen or neither does. Delivery picks it up from the outbox.
  */
-export function eventStatement(
-  db: Database,
-  actor: Pick<ActorContext, "organizationId" | "actor">,
-  input: EventInput,
-  now = Date.now(),
-): BatchItem<"sqlite"> {
+export function eventStatement(db: Database, actor: EventSource, input: EventInput, now = Date.now()): BatchItem<"sqlite"> {
   const event: DomainEvent = {
     id: newId("evt", now),
     type: input.type,

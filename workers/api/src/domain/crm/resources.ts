@@ -17,7 +17,7 @@ type Actor = AppEnv["Variables"]["actor"];
  * same 404; the workspace must be within the credential's reach (403), and the actor's role at
  * least `role` when given (403 `forbidden`).
  */
-async function reach(db: Database, actor: Actor, workspaceId: string, what: string, role?: WorkspaceRole) {
+export async function reach(db: Database, actor: Actor, workspaceId: string, what: string, role?: WorkspaceRole) {
   try {
     const { access } = await requireWorkspace(db, actor, workspaceId);
     if (role) requireRole(access, role);

@@ -3,7 +3,7 @@ import { regional } from "@crm/db";
 import { and, eq, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { AppEnv, Database } from "../../env";
-import { fieldsWithOptions, requireWorkspaceRole } from "../crm/resources";
+import { fieldsWithOptions, reach } from "../crm/resources";
 import { fieldsFrom, type Problem, type RecordField, type StoredValue } from "./values";
 
 const { records, recordValues, workspaceMembers } = regional;
@@ -20,12 +20,7 @@ export async function loadRecord(db: Database, actor: Actor, id: string, role?: 
     .where(and(eq(records.id, id), isNull(records.deletedAt)))
     .limit(1);
   if (!record) throw new ApiError("not_found", "Record not found");
-  try {
-    await requireWorkspaceRole(db, actor, record.workspaceId, role);
-  } catch (error) {
-    if (error instanceof ApiError && error.code === "not_found") throw new ApiError("not_found", "Record not found");
-    throw error;
-  }
+  await reach(db, actor, record.workspaceId, "Record", role);
   return record;
 }
 
