@@ -23,13 +23,10 @@ export const taskSchema = z
     linkedResources: z.array(
       z.object({ resourceType: z.string(), resourceId: z.string(), label: z.string(), channel: z.string() }),
     ),
-    source: z
-      .object({ resourceType: z.string(), resourceId: z.string() })
-      .nullable()
-      .openapi({
-        description:
-          "Set for source-managed tasks (e.g. meeting action items): title, descriptions, due date and status are read-only, and the task cannot be deleted",
-      }),
+    source: z.object({ resourceType: z.string(), resourceId: z.string() }).nullable().openapi({
+      description:
+        "Set for source-managed tasks (e.g. meeting action items): title, descriptions, due date and status are read-only, and the task cannot be deleted",
+    }),
     createdBy: z.string(),
   })
   .openapi("Task");

@@ -118,7 +118,11 @@ export async function plainTextOf(html: string): Promise<string> {
   const parts: string[] = [];
   const rewriter = new HTMLRewriter().on("*", {
     element(element) {
-      if (blockElements.has(element.tagName.toLowerCase())) parts.push("\n");
+      const tag = element.tagName.toLowerCase();
+      if (!blockElements.has(tag)) return;
+      parts.push("\n");
+      // A block also ends its line; void elements (br, hr) have no end tag to wait for.
+      if (tag !== "br" && tag !== "hr") element.onEndTag(() => void parts.push("\n"));
     },
     text(text) {
       parts.push(text.text);
@@ -127,7 +131,7 @@ export async function plainTextOf(html: string): Promise<string> {
   await rewriter.transform(new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } })).text();
   return decodeEntities(parts.join(""))
     .replace(/[ \t]+\n/g, "\n")
-    .replace(/\n{3,}/g, "\n\n")
+    .replace(/\n{2,}/g, "\n")
     .trim();
 }
 
