@@ -16,7 +16,18 @@ const regionWorker = (region: keyof typeof regionDatabase) => ({
   scriptPath: ".wrangler/build/api/index.js",
   compatibilityDate: "2026-11-01",
   d1Databases: { DB: regionDatabase[region] },
-  bindings: { REGION: region, DEV_TOOLS: "true", ...secrets },
+  durableObjects: { WEBHOOK_BURST: { className: "WebhookBurst", useSQLite: true } },
+  queueProducers: {
+    EVENTS: `crm-events-${region}`,
+    DELIVERIES: `crm-deliveries-${region}`,
+    DELIVERIES_DEAD: `crm-deliveries-dead-${region}`,
+  },
+  queueConsumers: {
+    [`crm-events-${region}`]: { maxBatchTimeout: 0 },
+    [`crm-deliveries-${region}`]: { maxBatchTimeout: 0 },
+  },
+  // Loopback receivers and a schedule of seconds, so that delivery and retries run within a test.
+  bindings: { REGION: region, DEV_TOOLS: "true", WEBHOOKS_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_SCHEDULE: "1,1,1", ...secrets },
 });
 
 export default defineConfig({
@@ -25,16 +36,19 @@ export default defineConfig({
       "packages/rate-limiter",
       {
         plugins: [
-          cloudflareTest(async () => ({
+          cloudflareTest(async ({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
                 ...secrets,
                 DEV_TOOLS: "true",
+                RECEIVER_URL: inject("receiverUrl"),
                 CONTROL_MIGRATIONS: await readD1Migrations("migrations/control"),
                 REGIONAL_MIGRATIONS: await readD1Migrations("migrations/regional"),
               },
               d1Databases: { US_DB: regionDatabase.us, EU_DB: regionDatabase.eu },
+              // The us region's burst buckets, so tests can drain one.
+              durableObjects: { WEBHOOK_BURST_US: { className: "WebhookBurst", scriptName: "crm-api-us", useSQLite: true } },
               workers: [regionWorker("us"), regionWorker("eu")],
             },
           })),
@@ -42,15 +56,16 @@ export default defineConfig({
         test: {
           name: "stack",
           include: ["test/**/*.test.ts", "workers/*/src/**/*.test.ts", "workers/*/test/**/*.test.ts"],
-          exclude: ["test/pages/**"],
+          exclude: ["test/node/**"],
           setupFiles: ["test/setup.ts"],
+          globalSetup: ["test/node/receiver.ts"],
         },
       },
       {
         // Pages in a real headless Chromium, against the stack on miniflare's Node API.
         test: {
           name: "pages",
-          include: ["test/pages/**/*.test.ts"],
+          include: ["test/node/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,

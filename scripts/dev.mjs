@@ -21,7 +21,8 @@ const secrets = JSON.parse(readFileSync(secretsFile, "utf8"));
 // wrangler reads local secrets from .dev.vars beside each Worker's config. DEV_TOOLS turns on the seed route.
 const devVars = (names) => `${[...names.map((name) => `${name}=${secrets[name]}`), "DEV_TOOLS=true"].join("\n")}\n`;
 writeFileSync(".dev.vars", devVars(["GATEWAY_CONTEXT_SECRET"]));
-writeFileSync("workers/api/.dev.vars", devVars(["GATEWAY_CONTEXT_SECRET", "CURSOR_SECRET"]));
+// Local receivers (http://127.0.0.1:<port>) may subscribe to webhooks in the dev stack only.
+writeFileSync("workers/api/.dev.vars", `${devVars(["GATEWAY_CONTEXT_SECRET", "CURSOR_SECRET"])}WEBHOOKS_ALLOW_LOOPBACK=true\n`);
 
 const quiet = { ...process.env, WRANGLER_LOG: "warn", X_LOCAL_OBSERVABILITY: "false", CI: "true" };
 for (const [database, config] of [

@@ -39,6 +39,14 @@ const foreignIdFactories: Record<string, (people: Cast) => Promise<string>> = {
     });
     return ((await response.json()) as { note: { id: string } }).note.id;
   },
+  webhookId: async ({ dave, globex }) => {
+    const response = await call("/webhooks", {
+      method: "POST",
+      key: dave.apiKey,
+      json: { workspaceId: globex.workspaces[0]?.id, url: "https://hooks.example.com/globex", eventTypes: ["record.created"] },
+    });
+    return ((await response.json()) as { webhook: { id: string } }).webhook.id;
+  },
   recordId: async (people) => {
     const { objectTypeId } = await globexDeals(people);
     const response = await call("/records", {

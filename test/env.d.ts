@@ -1,4 +1,5 @@
 import type { D1Migration } from "cloudflare:test";
+import type { WebhookBurst } from "../workers/api/src/domain/webhooks/burst";
 import type { GatewayEnv } from "../workers/gateway/src/env";
 
 declare global {
@@ -9,6 +10,9 @@ declare global {
       EU_DB: D1Database;
       CONTROL_MIGRATIONS: D1Migration[];
       REGIONAL_MIGRATIONS: D1Migration[];
+      WEBHOOK_BURST_US: DurableObjectNamespace<WebhookBurst>;
+      /** The webhook receiver of test/node/receiver.ts. */
+      RECEIVER_URL: string;
     }
   }
 }

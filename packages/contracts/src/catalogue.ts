@@ -21,6 +21,16 @@ import {
 } from "./operations/records";
 import { createTask, deleteTask, getTask, listRecordTasks, listTasks, updateTask } from "./operations/tasks";
 import { getUsage } from "./operations/usage";
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listEventTypes,
+  listWebhookDeliveries,
+  listWebhooks,
+  rotateWebhookSecret,
+  updateWebhook,
+} from "./operations/webhooks";
 import { listWorkspaces } from "./operations/workspaces";
 
 /**
@@ -65,6 +75,15 @@ export const operations = {
   getNote,
   updateNote,
   deleteNote,
+  // Before GET /webhooks/{webhookId}, which would otherwise take "event-types" for an id.
+  listEventTypes,
+  createWebhook,
+  listWebhooks,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  listWebhookDeliveries,
   getUsage,
 } as const;
 

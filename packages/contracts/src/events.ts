@@ -20,6 +20,23 @@ export const eventTypes = [
 
 export type EventType = (typeof eventTypes)[number];
 
+export const eventDescriptions: Record<EventType, string> = {
+  "record.created": "A record was created",
+  "record.updated": "A record changed; `changedFields` lists the field slugs",
+  "record.deleted": "A record was deleted",
+  "task.created": "A task was created on a record",
+  "task.updated": "A task changed",
+  "task.deleted": "A task was deleted",
+  "note.created": "A note was created on a record",
+  "note.updated": "A note changed",
+  "note.deleted": "A note was deleted",
+  "conversation.created": "A conversation started in the inbox",
+  "message.received": "A message arrived in a conversation",
+  "message.sent": "A message was sent from a conversation",
+  "meeting.updated": "A meeting changed",
+  "meeting.transcript_ready": "A meeting's transcript is available",
+};
+
 export const eventSchema = z
   .object({
     id: z.string().openapi({ example: "evt_01jd5q0m4x8r2w3y6z7a9b" }),

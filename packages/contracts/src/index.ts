@@ -14,6 +14,7 @@ export * from "./operations/notes";
 export * from "./operations/records";
 export * from "./operations/tasks";
 export * from "./operations/usage";
+export * from "./operations/webhooks";
 export * from "./operations/workspaces";
 export * from "./pagination";
 export * from "./scopes";

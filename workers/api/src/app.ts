@@ -4,6 +4,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { drizzle } from "drizzle-orm/d1";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { type AppEnv, assertRegionEnv } from "./env";
 import { handlers } from "./handlers";
 import { idempotency } from "./idempotency";
@@ -38,6 +39,15 @@ const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+/**
+ * After a successful write, the events it put in the outbox go to the events Queue, off the
+ * response path; the cron sweeper catches whatever a crash leaves behind.
+ */
+const sendEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  if (c.req.method !== "GET" && c.res.status < 300) c.executionCtx.waitUntil(dispatchOutbox(c.var.db, c.env));
+};
+
 export function createApp() {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -60,7 +70,7 @@ export function createApp() {
   for (const operation of catalogue) {
     if (operation.servedBy !== "region") continue;
     const handler = handlers[operation.operationId as keyof typeof handlers];
-    const middleware = [gatewayContext(operation.operationId), jsonOnly, idempotency];
+    const middleware = [gatewayContext(operation.operationId), jsonOnly, idempotency, sendEvents];
     api.openapi({ ...operation.route, middleware }, handler as never);
   }
   app.route("/api/v1", api);

@@ -1,5 +1,7 @@
 import type { ActorContext } from "@crm/contracts";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
+import type { WebhookBurst } from "./domain/webhooks/burst";
+import type { DeliveryMessage, EventMessage } from "./domain/webhooks/messages";
 
 /** Bindings of a regional API Worker (one deployment per region). */
 export interface RegionEnv {
@@ -11,6 +13,18 @@ export interface RegionEnv {
   CURSOR_SECRET: string;
   /** "true" only in the local stack and tests: enables the seed route. */
   DEV_TOOLS?: string;
+  /** Domain events leaving the outbox, fanned out to subscriptions. */
+  EVENTS: Queue<EventMessage>;
+  /** One message per (event, subscription) delivery attempt. */
+  DELIVERIES: Queue<DeliveryMessage>;
+  /** Deliveries that failed their last attempt, kept for inspection. */
+  DELIVERIES_DEAD: Queue<DeliveryMessage>;
+  /** Token bucket per workspace: the burst limit of webhook deliveries. */
+  WEBHOOK_BURST: DurableObjectNamespace<WebhookBurst>;
+  /** "true" in local development and tests only: http://127.0.0.1 and localhost receivers are allowed. */
+  WEBHOOKS_ALLOW_LOOPBACK?: string;
+  /** Seconds between attempts, comma-separated; tests shorten the schedule of DESIGN.md section 10. */
+  WEBHOOK_RETRY_SCHEDULE?: string;
 }
 
 export type Database = DrizzleD1Database;

@@ -35,6 +35,14 @@ import { getTask } from "./routes/tasks/get-task";
 import { listRecordTasks } from "./routes/tasks/list-record-tasks";
 import { listTasks } from "./routes/tasks/list-tasks";
 import { updateTask } from "./routes/tasks/update-task";
+import { createWebhook } from "./routes/webhooks/create-webhook";
+import { deleteWebhook } from "./routes/webhooks/delete-webhook";
+import { getWebhook } from "./routes/webhooks/get-webhook";
+import { listEventTypes } from "./routes/webhooks/list-event-types";
+import { listWebhookDeliveries } from "./routes/webhooks/list-webhook-deliveries";
+import { listWebhooks } from "./routes/webhooks/list-webhooks";
+import { rotateWebhookSecret } from "./routes/webhooks/rotate-webhook-secret";
+import { updateWebhook } from "./routes/webhooks/update-webhook";
 import { listWorkspaces } from "./routes/workspaces/list-workspaces";
 
 /** Every regional catalogue operation has exactly one handler here; the type makes a missing one a compile error. */
@@ -75,4 +83,12 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   getNote,
   updateNote,
   deleteNote,
+  listEventTypes,
+  createWebhook,
+  listWebhooks,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  listWebhookDeliveries,
 };

@@ -1,0 +1,217 @@
+import { z } from "@hono/zod-openapi";
+import { eventTypes } from "../events";
+import { deletedSchema, emptyBodySchema, idSchema, pathId, timestampMs } from "../ids";
+import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
+import { listResponse, pageQuery, paginationSchema } from "../pagination";
+
+export const webhookSchema = z
+  .object({
+    id: idSchema("whk"),
+    workspaceId: idSchema("ws"),
+    url: z.string(),
+    eventTypes: z.array(z.enum(eventTypes)),
+    objectTypeIds: z.array(z.string()).openapi({ description: "Only events of these object types; empty means all" }),
+    description: z.string().nullable(),
+    isActive: z.boolean(),
+    disabledReason: z
+      .string()
+      .nullable()
+      .openapi({ description: '"gone" when a 410 from the receiver disabled the subscription' }),
+    createdAt: timestampMs,
+    updatedAt: timestampMs,
+  })
+  .openapi("Webhook");
+
+const secretSchema = z.string().openapi({
+  description: "`whsec_` + 64 hex characters; shown on creation and rotation only",
+  example: `whsec_${"0f".repeat(32)}`,
+});
+const webhookParams = z.object({ webhookId: pathId("webhookId", "whk") });
+const webhookResponse = z.object({ webhook: webhookSchema });
+const urlNote =
+  "`url` must be https, without credentials, and not a private, loopback, link-local or metadata address or an internal name (400 otherwise); deliveries never follow redirects. Admins and owners only.";
+
+const subscription = {
+  url: z.string().url().max(2048),
+  eventTypes: z.array(z.enum(eventTypes)).min(1),
+  objectTypeIds: z.array(idSchema("obj")).max(100).optional(),
+  description: z.string().max(500).optional(),
+};
+
+export const listEventTypes = defineOperation({
+  operationId: "listEventTypes",
+  tag: "Webhooks",
+  summary: "List the event types",
+  description: "The 14 event types subscriptions can filter on.",
+  scope: "webhooks:read",
+  costUnits: costUnits.read,
+  mcpTool: "webhooks_event_types",
+  method: "get",
+  path: "/webhooks/event-types",
+  responses: {
+    200: jsonResponse(
+      "Every event type",
+      z.object({ data: z.array(z.object({ type: z.enum(eventTypes), description: z.string() })) }),
+    ),
+  },
+});
+
+export const createWebhook = defineOperation({
+  operationId: "createWebhook",
+  tag: "Webhooks",
+  summary: "Subscribe to events",
+  description: `Deliveries are signed as Standard Webhooks with the returned \`secret\`. ${urlNote}`,
+  scope: "webhooks:write",
+  costUnits: costUnits.write,
+  mcpTool: "webhooks_create",
+  method: "post",
+  path: "/webhooks",
+  request: {
+    body: jsonBody(
+      z
+        .object({ workspaceId: idSchema("ws"), ...subscription })
+        .strict()
+        .openapi("CreateWebhook", {
+          example: {
+            workspaceId: "ws_01jd5q0m4x8r2w3y6z7a9b",
+            url: "https://hooks.example.com/crm",
+            eventTypes: ["record.created"],
+          },
+        }),
+    ),
+  },
+  responses: { 201: jsonResponse("The subscription and its secret", z.object({ webhook: webhookSchema, secret: secretSchema })) },
+});
+
+export const listWebhooks = defineOperation({
+  operationId: "listWebhooks",
+  tag: "Webhooks",
+  summary: "List subscriptions",
+  scope: "webhooks:read",
+  costUnits: costUnits.read,
+  mcpTool: "webhooks_list",
+  method: "get",
+  path: "/webhooks",
+  request: {
+    query: z
+      .object({ workspaceId: idSchema("ws").openapi({ param: { name: "workspaceId", in: "query" } }), ...pageQuery })
+      .strict(),
+  },
+  responses: { 200: jsonResponse("A page of subscriptions", listResponse(webhookSchema)) },
+});
+
+export const getWebhook = defineOperation({
+  operationId: "getWebhook",
+  tag: "Webhooks",
+  summary: "Get a subscription",
+  scope: "webhooks:read",
+  costUnits: costUnits.read,
+  mcpTool: "webhooks_get",
+  method: "get",
+  path: "/webhooks/{webhookId}",
+  request: { params: webhookParams },
+  responses: { 200: jsonResponse("The subscription", webhookResponse) },
+});
+
+export const updateWebhook = defineOperation({
+  operationId: "updateWebhook",
+  tag: "Webhooks",
+  summary: "Update a subscription",
+  description: `Reactivating (\`isActive: true\`) clears \`disabledReason\`. ${urlNote}`,
+  scope: "webhooks:write",
+  costUnits: costUnits.write,
+  mcpTool: "webhooks_update",
+  method: "patch",
+  path: "/webhooks/{webhookId}",
+  request: {
+    params: webhookParams,
+    body: jsonBody(
+      z
+        .object({
+          url: subscription.url.optional(),
+          eventTypes: subscription.eventTypes.optional(),
+          objectTypeIds: subscription.objectTypeIds,
+          description: z.string().max(500).nullable().optional(),
+          isActive: z.boolean().optional(),
+        })
+        .strict()
+        .openapi("UpdateWebhook", { example: { eventTypes: ["record.created", "record.updated"] } }),
+    ),
+  },
+  responses: { 200: jsonResponse("The updated subscription", webhookResponse) },
+});
+
+export const deleteWebhook = defineOperation({
+  operationId: "deleteWebhook",
+  tag: "Webhooks",
+  summary: "Delete a subscription",
+  description: "Permanent; nothing more is delivered to it. Admins and owners only.",
+  scope: "webhooks:write",
+  costUnits: costUnits.write,
+  mcpTool: "webhooks_delete",
+  method: "delete",
+  path: "/webhooks/{webhookId}",
+  request: { params: webhookParams, body: jsonBody(emptyBodySchema, false) },
+  responses: { 200: jsonResponse("The id of the deleted subscription", deletedSchema) },
+});
+
+export const rotateWebhookSecret = defineOperation({
+  operationId: "rotateWebhookSecret",
+  tag: "Webhooks",
+  summary: "Rotate the signing secret",
+  description:
+    "Returns the new secret, shown this once. For 24 hours deliveries carry signatures by both the old and the new secret. Admins and owners only.",
+  scope: "webhooks:write",
+  costUnits: costUnits.write,
+  mcpTool: "webhooks_rotate_secret",
+  method: "post",
+  path: "/webhooks/{webhookId}/rotate-secret",
+  request: { params: webhookParams, body: jsonBody(emptyBodySchema, false) },
+  responses: {
+    200: jsonResponse("The subscription and its new secret", z.object({ webhook: webhookSchema, secret: secretSchema })),
+  },
+});
+
+export const deliveryAttemptSchema = z
+  .object({
+    deliveryId: z.string().openapi({ description: "The `webhook-id` header: stable across retries" }),
+    attempt: z.number().int(),
+    eventId: z.string(),
+    eventType: z.enum(eventTypes),
+    status: z.enum(["delivered", "failed", "retrying", "rate_limited"]),
+    responseStatus: z.number().int().nullable(),
+    error: z.string().nullable(),
+    durationMs: z.number().int().nullable(),
+    nextAttemptAt: timestampMs.nullable(),
+    createdAt: timestampMs,
+  })
+  .openapi("WebhookDeliveryAttempt");
+
+export const listWebhookDeliveries = defineOperation({
+  operationId: "listWebhookDeliveries",
+  tag: "Webhooks",
+  summary: "Delivery attempts and statistics",
+  description:
+    "Attempts, newest first, and statistics over the subscription's deliveries by their latest state: delivered, failed (after the last retry, or disabled by a 410), pending (waiting for a retry), rateLimited (held back by the workspace's burst limit of 350).",
+  scope: "webhooks:read",
+  costUnits: costUnits.read,
+  mcpTool: "webhooks_deliveries",
+  method: "get",
+  path: "/webhooks/{webhookId}/deliveries",
+  request: { params: webhookParams, query: z.object(pageQuery).strict() },
+  responses: {
+    200: jsonResponse(
+      "A page of attempts and the statistics",
+      z.object({
+        data: z.array(deliveryAttemptSchema),
+        pagination: paginationSchema,
+        statistics: z.object({
+          delivered: z.number().int(),
+          failed: z.number().int(),
+          pending: z.number().int(),
+          rateLimited: z.number().int(),
+        }),
+      }),
+    ),
+  },
+});

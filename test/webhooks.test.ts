@@ -1,0 +1,296 @@
+import { env } from "cloudflare:test";
+import { Webhook } from "standardwebhooks";
+import { beforeAll, describe, expect, it } from "vitest";
+import { takeToken } from "../workers/api/src/domain/webhooks/burst";
+import { checkWebhookUrl } from "../workers/api/src/domain/webhooks/url-safety";
+import { type ErrorBody, expectStatus, objectTypesOf, unique } from "./crm";
+import { cast, eventually } from "./stack";
+
+interface WebhookBody {
+  id: string;
+  workspaceId: string;
+  url: string;
+  eventTypes: string[];
+  objectTypeIds: string[];
+  isActive: boolean;
+  disabledReason: string | null;
+}
+
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface Deliveries {
+  data: { deliveryId: string; attempt: number; status: string; responseStatus: number | null; eventType: string }[];
+  statistics: { delivered: number; failed: number; pending: number; rateLimited: number };
+}
+
+let key: string;
+let salesId: string;
+let objectTypes: { people: string; companies: string };
+
+beforeAll(async () => {
+  const { alice, sales } = await cast();
+  key = alice.apiKey;
+  salesId = sales.id;
+  const objects = await objectTypesOf(key, sales.id);
+  objectTypes = { people: objects[0]?.id as string, companies: objects[1]?.id as string };
+});
+
+/** A receiver path of its own per test, on the loopback receiver (allowed in tests only). */
+const receiverPath = () => `/hook-${unique()}`;
+const received = async (path: string) => (await (await fetch(`${env.RECEIVER_URL}/__requests${path}`)).json()) as Received[];
+const program = (path: string, responses: { status: number; headers?: Record<string, string> }[]) =>
+  fetch(`${env.RECEIVER_URL}/__program${path}`, { method: "POST", body: JSON.stringify(responses) });
+
+async function subscribe(path: string, body: Record<string, unknown> = {}) {
+  return expectStatus<{ webhook: WebhookBody; secret: string }>(201, "/webhooks", {
+    method: "POST",
+    key,
+    json: { workspaceId: salesId, url: `${env.RECEIVER_URL}${path}`, eventTypes: ["record.created"], ...body },
+  });
+}
+
+const createPerson = (name: string) =>
+  expectStatus<{ record: { id: string } }>(201, "/records", {
+    method: "POST",
+    key,
+    json: { objectTypeId: objectTypes.people, fields: { name } },
+  });
+
+describe("webhook subscriptions", () => {
+  it("are created with a secret shown once, read, listed, updated and deleted", async () => {
+    const path = receiverPath();
+    const { webhook, secret } = await subscribe(path, { objectTypeIds: [objectTypes.people], description: "CRM sync" });
+    expect(secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+    expect(webhook).toMatchObject({
+      workspaceId: salesId,
+      eventTypes: ["record.created"],
+      objectTypeIds: [objectTypes.people],
+      isActive: true,
+      disabledReason: null,
+    });
+    const read = await expectStatus<{ webhook: WebhookBody }>(200, `/webhooks/${webhook.id}`, { key });
+    expect(read.webhook).toEqual(webhook);
+    expect(JSON.stringify(read)).not.toContain(secret);
+    const listed = await expectStatus<{ data: WebhookBody[] }>(200, `/webhooks?workspaceId=${salesId}&limit=100`, { key });
+    expect(listed.data.map((item) => item.id)).toContain(webhook.id);
+    expect(JSON.stringify(listed)).not.toContain(secret);
+    const updated = await expectStatus<{ webhook: WebhookBody }>(200, `/webhooks/${webhook.id}`, {
+      method: "PATCH",
+      key,
+      json: { eventTypes: ["record.updated", "record.deleted"], isActive: false },
+    });
+    expect(updated.webhook).toMatchObject({ eventTypes: ["record.updated", "record.deleted"], isActive: false });
+    expect(await expectStatus(200, `/webhooks/${webhook.id}`, { method: "DELETE", key })).toEqual({ deletedId: webhook.id });
+    await expectStatus(404, `/webhooks/${webhook.id}`, { key });
+  });
+
+  it("list the 14 event types and refuse unknown ones", async () => {
+    const { data } = await expectStatus<{ data: { type: string }[] }>(200, "/webhooks/event-types", { key });
+    expect(data).toHaveLength(14);
+    await expectStatus(400, "/webhooks", {
+      method: "POST",
+      key,
+      json: { workspaceId: salesId, url: "https://hooks.example.com/x", eventTypes: ["record.exploded"] },
+    });
+    await expectStatus(400, "/webhooks", {
+      method: "POST",
+      key,
+      json: { workspaceId: salesId, url: "https://hooks.example.com/x", eventTypes: [] },
+    });
+  });
+
+  it("are for admins and owners only", async () => {
+    const { bob, carol } = await cast();
+    for (const member of [bob, carol]) {
+      const error = await expectStatus<ErrorBody>(403, "/webhooks", {
+        method: "POST",
+        key: member.apiKey,
+        json: { workspaceId: salesId, url: "https://hooks.example.com/x", eventTypes: ["record.created"] },
+      });
+      expect(error.error.code).toBe("forbidden");
+      await expectStatus(403, `/webhooks?workspaceId=${salesId}`, { key: member.apiKey });
+    }
+  });
+
+  it("refuse URLs that could reach inside (SSRF) with 400", async () => {
+    for (const url of [
+      "http://hooks.example.com/x",
+      "https://user:pass@hooks.example.com/x",
+      "https://10.0.0.1/x",
+      "https://172.16.5.4/x",
+      "https://192.168.1.1/x",
+      "https://169.254.169.254/latest/meta-data",
+      "https://[::ffff:127.0.0.1]/x",
+      "https://[fd00::1]/x",
+      "https://[fe80::1]/x",
+      "https://metadata.google.internal/x",
+      "https://intranet/x",
+      "ftp://hooks.example.com/x",
+    ]) {
+      const error = await expectStatus<ErrorBody>(400, "/webhooks", {
+        method: "POST",
+        key,
+        json: { workspaceId: salesId, url, eventTypes: ["record.created"] },
+      });
+      expect(error.error.details?.[0]?.path, url).toBe("body.url");
+    }
+    // Loopback receivers are allowed in tests and the dev stack only (WEBHOOKS_ALLOW_LOOPBACK).
+    for (const url of [
+      "https://127.0.0.1/x",
+      "https://2130706433/x",
+      "https://0x7f000001/x",
+      "https://[::1]/x",
+      "https://localhost/x",
+      "http://127.0.0.1:9999/x",
+    ]) {
+      expect(checkWebhookUrl(url, false).ok, url).toBe(false);
+    }
+    expect(checkWebhookUrl("http://127.0.0.1:9999/x", true).ok).toBe(true);
+    expect(checkWebhookUrl("https://hooks.example.com/x", false).ok).toBe(true);
+  });
+});
+
+describe("deliveries", () => {
+  it("deliver exactly the matching events, signed verifiably with the secret as shown", async () => {
+    const path = receiverPath();
+    const { webhook, secret } = await subscribe(path, { eventTypes: ["record.created"], objectTypeIds: [objectTypes.people] });
+    const person = (await createPerson(`Signed ${unique()}`)).record;
+    await expectStatus(201, "/records", {
+      method: "POST",
+      key,
+      json: { objectTypeId: objectTypes.companies, fields: { name: "Not a person" } },
+    });
+    await expectStatus(200, `/records/${person.id}`, { method: "PATCH", key, json: { fields: { job_title: "Not created" } } });
+    const requests = await eventually(
+      () => received(path),
+      (items) => items.length >= 1,
+    );
+    // Give the filtered events time to (wrongly) arrive before counting.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const all = await received(path);
+    expect(all).toHaveLength(1);
+    const [request] = requests as [Received];
+    const event = new Webhook(secret).verify(request.body, request.headers) as {
+      type: string;
+      data: { id: string };
+      workspaceId: string;
+    };
+    expect(event).toMatchObject({ type: "record.created", workspaceId: salesId, data: { id: person.id } });
+    expect(request.headers["webhook-id"]).toMatch(/^dlv_/);
+    expect(() => new Webhook(`whsec_${"00".repeat(32)}`).verify(request.body, request.headers)).toThrow();
+    const deliveries = await expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key });
+    expect(deliveries.statistics).toEqual({ delivered: 1, failed: 0, pending: 0, rateLimited: 0 });
+    expect(deliveries.data[0]).toMatchObject({
+      status: "delivered",
+      responseStatus: 200,
+      attempt: 1,
+      eventType: "record.created",
+    });
+  });
+
+  it("sign with both secrets during a rotation", async () => {
+    const path = receiverPath();
+    const { webhook, secret: old } = await subscribe(path);
+    const { secret } = await expectStatus<{ secret: string }>(200, `/webhooks/${webhook.id}/rotate-secret`, {
+      method: "POST",
+      key,
+    });
+    expect(secret).not.toBe(old);
+    await createPerson(`Rotated ${unique()}`);
+    const [request] = (await eventually(
+      () => received(path),
+      (items) => items.length >= 1,
+    )) as [Received];
+    expect(request.headers["webhook-signature"]?.split(" ")).toHaveLength(2);
+    expect(() => new Webhook(secret).verify(request.body, request.headers)).not.toThrow();
+    expect(() => new Webhook(old).verify(request.body, request.headers)).not.toThrow();
+  });
+
+  it("retry failures with the same webhook-id, honouring Retry-After", async () => {
+    const path = receiverPath();
+    const { webhook } = await subscribe(path);
+    await program(path, [{ status: 500 }, { status: 429, headers: { "retry-after": "2" } }]);
+    await createPerson(`Retried ${unique()}`);
+    const requests = await eventually(
+      () => received(path),
+      (items) => items.length >= 3,
+    );
+    expect(requests).toHaveLength(3);
+    expect(new Set(requests.map((request) => request.headers["webhook-id"])).size).toBe(1);
+    const gap = Number((requests[2] as unknown as { at: number }).at) - Number((requests[1] as unknown as { at: number }).at);
+    expect(gap).toBeGreaterThanOrEqual(1900);
+    const deliveries = await expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key });
+    expect(deliveries.data.map((attempt) => [attempt.attempt, attempt.status, attempt.responseStatus])).toEqual([
+      [3, "delivered", 200],
+      [2, "retrying", 429],
+      [1, "retrying", 500],
+    ]);
+    expect(deliveries.statistics.delivered).toBe(1);
+  }, 20_000);
+
+  it("give up after the last attempt (dead-letter queue, recorded as failed), and 410 disables the subscription", async () => {
+    const failing = receiverPath();
+    const { webhook } = await subscribe(failing);
+    await program(
+      failing,
+      Array.from({ length: 5 }, () => ({ status: 503 })),
+    );
+    await createPerson(`Failing ${unique()}`);
+    const deliveries = await eventually(
+      () => expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key }),
+      (result) => result.statistics.failed === 1,
+    );
+    expect(deliveries.data).toHaveLength(4); // the first attempt and three retries of the test schedule
+    expect(deliveries.statistics).toEqual({ delivered: 0, failed: 1, pending: 0, rateLimited: 0 });
+
+    const gone = receiverPath();
+    const { webhook: goneHook } = await subscribe(gone);
+    await program(gone, [{ status: 410 }]);
+    await createPerson(`Gone ${unique()}`);
+    const disabled = await eventually(
+      () => expectStatus<{ webhook: WebhookBody }>(200, `/webhooks/${goneHook.id}`, { key }),
+      (result) => !result.webhook.isActive,
+    );
+    expect(disabled.webhook).toMatchObject({ isActive: false, disabledReason: "gone" });
+  }, 20_000);
+
+  it("hold deliveries over the workspace's burst limit back instead of dropping them, counted as rateLimited", async () => {
+    const path = receiverPath();
+    const { webhook } = await subscribe(path);
+    // Empty the Sales workspace's bucket through the regional Worker's own object.
+    const bucket = env.WEBHOOK_BURST_US.get(env.WEBHOOK_BURST_US.idFromName(salesId));
+    for (let taken = 0; taken < 400 && (await bucket.take()).allowed; taken++);
+    await createPerson(`Burst ${unique()}`);
+    const deliveries = await eventually(
+      () => expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key }),
+      (result) => result.statistics.delivered === 1,
+    );
+    expect(deliveries.statistics).toEqual({ delivered: 1, failed: 0, pending: 0, rateLimited: 1 });
+    // Other subscriptions of the workspace compete for the same bucket, so the hold may repeat.
+    const [latest, ...held] = deliveries.data.map((attempt) => attempt.status);
+    expect(latest).toBe("delivered");
+    expect(held.length).toBeGreaterThanOrEqual(1);
+    expect(held.every((status) => status === "rate_limited")).toBe(true);
+    expect(await received(path)).toHaveLength(1);
+  });
+});
+
+describe("the burst bucket", () => {
+  it("allows 350 at once, then one more each 60/350 s", () => {
+    let state = { tokens: 350, at: 0 };
+    for (let i = 0; i < 350; i++) {
+      const result = takeToken(state, 1_000);
+      expect(result.allowed).toBe(true);
+      state = result.state;
+    }
+    const refused = takeToken(state, 1_000);
+    expect(refused).toMatchObject({ allowed: false, waitMs: 172 });
+    expect(takeToken(refused.state, 1_000 + 171).allowed).toBe(false);
+    expect(takeToken(refused.state, 1_000 + 172).allowed).toBe(true);
+    expect(takeToken({ tokens: 0, at: 0 }, 60_000).state.tokens).toBe(349);
+  });
+});

@@ -1,0 +1,47 @@
+import { regional } from "@crm/db";
+import { and, eq } from "drizzle-orm";
+import type { Database, RegionEnv } from "../../env";
+import type { DeliveryMessage, EventMessage } from "./messages";
+
+const { webhooks } = regional;
+
+/** The delivery id (the `webhook-id` header) of an event to a subscription: the same on every retry and resend. */
+export async function deliveryId(eventId: string, webhookId: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${eventId}:${webhookId}`)));
+  return `dlv_${[...digest.slice(0, 13)].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/**
+ * Events consumer: each event becomes one delivery message per active subscription of its
+ * workspace whose filters match, event type and object type both, before anything is sent.
+ */
+export async function fanOut(db: Database, env: Pick<RegionEnv, "DELIVERIES">, batch: MessageBatch<EventMessage>): Promise<void> {
+  for (const message of batch.messages) {
+    const event = message.body;
+    const subscriptions = await db
+      .select()
+      .from(webhooks)
+      .where(and(eq(webhooks.workspaceId, event.workspaceId), eq(webhooks.isActive, true)));
+    const matching = subscriptions.filter(
+      (webhook) =>
+        webhook.eventTypes.includes(event.type) &&
+        (webhook.objectTypeIds.length === 0 ||
+          (event.objectTypeId !== null && webhook.objectTypeIds.includes(event.objectTypeId))),
+    );
+    const deliveries: DeliveryMessage[] = await Promise.all(
+      matching.map(async (webhook) => ({
+        deliveryId: await deliveryId(event.eventId, webhook.id),
+        webhookId: webhook.id,
+        workspaceId: event.workspaceId,
+        eventId: event.eventId,
+        eventType: event.type,
+        payload: event.payload,
+        attempt: 1,
+        notBefore: 0,
+      })),
+    );
+    if (deliveries.length > 0) await env.DELIVERIES.sendBatch(deliveries.map((body) => ({ body })));
+    // Acknowledged one by one, after its deliveries are queued: a crash mid-batch redelivers only the rest.
+    message.ack();
+  }
+}

@@ -1,0 +1,23 @@
+import type { EventType } from "@crm/contracts";
+
+/** An event leaving the outbox. `payload` is the event as delivered, JSON. */
+export interface EventMessage {
+  eventId: string;
+  workspaceId: string;
+  objectTypeId: string | null;
+  type: EventType;
+  payload: string;
+}
+
+/** One delivery of an event to one subscription; `attempt` counts from 1. */
+export interface DeliveryMessage {
+  deliveryId: string;
+  webhookId: string;
+  workspaceId: string;
+  eventId: string;
+  eventType: EventType;
+  payload: string;
+  attempt: number;
+  /** Unix ms before which the attempt must not run (delays longer than a queue allows are hopped). */
+  notBefore: number;
+}
