@@ -49,6 +49,8 @@ export default defineConfig({
               d1Databases: { US_DB: regionDatabase.us, EU_DB: regionDatabase.eu },
               // The us region's burst buckets, so tests can drain one.
               durableObjects: { WEBHOOK_BURST_US: { className: "WebhookBurst", scriptName: "crm-api-us", useSQLite: true } },
+              // The us events queue, for tests of the outbox sweeper.
+              queueProducers: { EVENTS_US: "crm-events-us" },
               workers: [regionWorker("us"), regionWorker("eu")],
             },
           })),

@@ -1,5 +1,6 @@
 import type { D1Migration } from "cloudflare:test";
 import type { WebhookBurst } from "../workers/api/src/domain/webhooks/burst";
+import type { EventMessage } from "../workers/api/src/domain/webhooks/messages";
 import type { GatewayEnv } from "../workers/gateway/src/env";
 
 declare global {
@@ -11,6 +12,7 @@ declare global {
       CONTROL_MIGRATIONS: D1Migration[];
       REGIONAL_MIGRATIONS: D1Migration[];
       WEBHOOK_BURST_US: DurableObjectNamespace<WebhookBurst>;
+      EVENTS_US: Queue<EventMessage>;
       /** The webhook receiver of test/node/receiver.ts. */
       RECEIVER_URL: string;
     }

@@ -1,7 +1,10 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { drizzle } from "drizzle-orm/d1";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { takeToken } from "../workers/api/src/domain/webhooks/burst";
+import { deliverBatch } from "../workers/api/src/domain/webhooks/deliver";
+import { dispatchOutbox } from "../workers/api/src/domain/webhooks/dispatch";
 import { checkWebhookUrl } from "../workers/api/src/domain/webhooks/url-safety";
 import { type ErrorBody, expectStatus, objectTypesOf, unique } from "./crm";
 import { cast, eventually } from "./stack";
@@ -292,5 +295,71 @@ describe("the burst bucket", () => {
     expect(takeToken(refused.state, 1_000 + 171).allowed).toBe(false);
     expect(takeToken(refused.state, 1_000 + 172).allowed).toBe(true);
     expect(takeToken({ tokens: 0, at: 0 }, 60_000).state.tokens).toBe(349);
+  });
+});
+
+describe("at-least-once delivery", () => {
+  it("sends outbox events whose request died before dispatching them (the cron sweeper)", async () => {
+    const path = receiverPath();
+    const { secret } = await subscribe(path);
+    const eventId = `evt_${unique()}${unique()}`;
+    const event = {
+      id: eventId,
+      type: "record.created",
+      createdAt: 0,
+      organizationId: "org",
+      workspaceId: salesId,
+      actor: { type: "user", id: "usr_x" },
+      data: { id: "rec_swept" },
+    };
+    // Committed with its change, never queued: what a crash right after the batch leaves behind.
+    await env.US_DB.prepare(
+      "insert into event_outbox (id, organization_id, workspace_id, object_type_id, type, payload, created_at, queued_at) values (?, 'org', ?, null, 'record.created', ?, 0, null)",
+    )
+      .bind(eventId, salesId, JSON.stringify(event))
+      .run();
+    expect(await dispatchOutbox(drizzle(env.US_DB), { EVENTS: env.EVENTS_US }, 10_000)).toBeGreaterThanOrEqual(1);
+    const [request] = (await eventually(
+      () => received(path),
+      (items) => items.length >= 1,
+    )) as [Received];
+    expect((new Webhook(secret).verify(request.body, request.headers) as { id: string }).id).toBe(eventId);
+    expect(
+      await env.US_DB.prepare("select queued_at from event_outbox where id = ?").bind(eventId).first("queued_at"),
+    ).not.toBeNull();
+  });
+
+  it("acknowledges each delivery only once recorded, so a crash mid-batch redelivers the rest", async () => {
+    const path = receiverPath();
+    const { webhook } = await subscribe(path);
+    const message = (n: number) => ({
+      deliveryId: `dlv_crash${n}${unique()}`,
+      webhookId: webhook.id,
+      workspaceId: salesId,
+      eventId: `evt_crash${n}${unique()}`,
+      eventType: "record.created" as const,
+      payload: JSON.stringify({ n }),
+      attempt: 1,
+      notBefore: 0,
+    });
+    // The second message breaks the consumer (its subscription lookup fails), as a crash would.
+    const poisoned = { ...message(2), webhookId: undefined as unknown as string };
+    const batch = createMessageBatch("crm-deliveries-us", [
+      { id: "m1", timestamp: new Date(), attempts: 1, body: message(1) },
+      { id: "m2", timestamp: new Date(), attempts: 1, body: poisoned },
+      { id: "m3", timestamp: new Date(), attempts: 1, body: message(3) },
+    ]);
+    const ctx = createExecutionContext();
+    const deliveriesEnv = {
+      DELIVERIES: env.EVENTS_US as never,
+      DELIVERIES_DEAD: env.EVENTS_US as never,
+      WEBHOOK_BURST: env.WEBHOOK_BURST_US,
+      WEBHOOKS_ALLOW_LOOPBACK: "true",
+    };
+    await expect(deliverBatch(drizzle(env.US_DB), deliveriesEnv, batch)).rejects.toThrow();
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toEqual(["m1"]);
+    expect(result.ackAll).toBe(false);
+    expect(await received(path)).toHaveLength(1);
   });
 });
