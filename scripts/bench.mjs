@@ -5,7 +5,9 @@
 //   npm run bench -- --quick shorter runs (for a smoke test)
 import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { Webhook } from "standardwebhooks";
 import { load } from "../bench/load.mjs";
+import { startReceiver } from "../bench/receiver.mjs";
 import { buildDir, buildWorkers, startStack } from "./lib/stack.mjs";
 
 const quick = process.argv.includes("--quick");
@@ -164,13 +166,85 @@ record creations: ${Math.round(creation.rps)} per second at c=8
 `);
 }
 
+const eventCount = quick ? 200 : 1000;
+
+/** Runs `task(i)` for i in [0, count) on `connections` concurrent workers. */
+async function run(count, connections, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+/**
+ * Record creations fanned out to a receiver that verifies every signature, against the same
+ * receiver fed by a bare Node loop that signs and posts: the delivery pipeline's cost in one run.
+ */
+async function webhooksSection(stack, auth) {
+  const receiver = await startReceiver();
+  const api = (path) => new URL(`/api/v1${path}`, stack.url);
+  const json = { ...auth, "content-type": "application/json" };
+  const support = stack.demo.organizations[0].workspaces[1].id;
+  const { objects } = await (await fetch(api(`/crm/objects?workspaceId=${support}`), { headers: auth })).json();
+  const people = objects.find((object) => object.slug === "people");
+  const subscription = await fetch(api("/webhooks"), {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ workspaceId: support, url: `${receiver.url}/hook`, eventTypes: ["record.created"] }),
+  });
+  const { secret } = await subscription.json();
+  receiver.useSecret(secret);
+  console.log(`\nWebhooks: ${eventCount} record creations fanned out to a receiver that verifies every signature\n`);
+
+  const started = performance.now();
+  const delivered = receiver.until(eventCount);
+  await run(eventCount, 8, async (i) => {
+    const response = await fetch(api("/records"), {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ objectTypeId: people.id, fields: { name: `Webhook bench ${i}` } }),
+    });
+    if (response.status !== 201) throw new Error(`creation answered ${response.status}`);
+  });
+  const created = performance.now();
+  const endToEnd = eventCount / (((await delivered) - started) / 1000);
+
+  const bare = new Webhook(secret);
+  receiver.useSecret(secret);
+  const bareStarted = performance.now();
+  const bareDelivered = receiver.until(eventCount);
+  await run(eventCount, 8, async (i) => {
+    const id = `msg_bare_${i}`;
+    const now = new Date();
+    const payload = JSON.stringify({ type: "record.created", data: { id: `rec_${i}` } });
+    const headers = {
+      "content-type": "application/json",
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+      "webhook-signature": bare.sign(id, now, payload),
+    };
+    await fetch(`${receiver.url}/hook`, { method: "POST", headers, body: payload });
+  });
+  const bareRate = eventCount / (((await bareDelivered) - bareStarted) / 1000);
+  console.log(`creations: ${Math.round(eventCount / ((created - started) / 1000))}/s at c=8; signature failures at the receiver: ${receiver.failures}
+end to end (first creation to last verified delivery): ${Math.round(endToEnd)} events/s
+bare loop (sign + post from Node, c=8): ${Math.round(bareRate)} events/s
+ratio end-to-end / bare: ${(endToEnd / bareRate).toFixed(2)}
+`);
+  await receiver.close();
+}
+
 const header =
   "| scenario                                     |     rps | p50 (ms) | p99 (ms) |\n|----------------------------------------------|---------|----------|----------|";
 const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
 
 await buildBundles();
-const stack = await startStack({ gatewayVars });
+// Loopback receivers, and a burst limit raised like the rate limits: the benchmark measures delivery.
+const stack = await startStack({ gatewayVars, regionVars: { WEBHOOKS_ALLOW_LOOPBACK: "true", WEBHOOK_BURST_FACTOR: "100" } });
 const auth = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
 if (!only || only === "pipeline") await pipelineSection(stack, auth);
 if (!only || only === "records") await recordsSection(stack, auth);
+if (!only || only === "webhooks") await webhooksSection(stack, auth);
 await stack.mf.dispose();

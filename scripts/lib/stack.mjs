@@ -51,8 +51,8 @@ async function applyMigrations(database, directory) {
   }
 }
 
-/** Starts the stack on a free port; `gatewayVars` adds or overrides the gateway's variables. */
-export async function startStack({ gatewayVars = {} } = {}) {
+/** Starts the stack on a free port; `gatewayVars` and `regionVars` add or override variables. */
+export async function startStack({ gatewayVars = {}, regionVars = {} } = {}) {
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       host: "127.0.0.1",
@@ -62,8 +62,14 @@ export async function startStack({ gatewayVars = {} } = {}) {
           ...workerFromConfig("wrangler.toml", `${buildDir}/gateway/index.js`, { ...secrets, ...gatewayVars }),
           name: "crm-gateway",
         },
-        { ...workerFromConfig("workers/api/wrangler.us.toml", `${buildDir}/api/index.js`, secrets), name: "crm-api-us" },
-        { ...workerFromConfig("workers/api/wrangler.eu.toml", `${buildDir}/api/index.js`, secrets), name: "crm-api-eu" },
+        {
+          ...workerFromConfig("workers/api/wrangler.us.toml", `${buildDir}/api/index.js`, { ...secrets, ...regionVars }),
+          name: "crm-api-us",
+        },
+        {
+          ...workerFromConfig("workers/api/wrangler.eu.toml", `${buildDir}/api/index.js`, { ...secrets, ...regionVars }),
+          name: "crm-api-eu",
+        },
       ],
     }),
   );

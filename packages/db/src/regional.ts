@@ -69,6 +69,8 @@ export const eventOutbox = sqliteTable(
     payload: text("payload").notNull(),
     createdAt: integer("created_at").notNull(),
     queuedAt: integer("queued_at"),
+    /** When a dispatcher took the row to send it; see `dispatchOutbox`. */
+    claimedAt: integer("claimed_at"),
   },
   (table) => [index("event_outbox_unqueued").on(table.queuedAt, table.createdAt)],
 );

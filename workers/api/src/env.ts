@@ -23,6 +23,8 @@ export interface RegionEnv {
   WEBHOOK_BURST: DurableObjectNamespace<WebhookBurst>;
   /** "true" in local development and tests only: http://127.0.0.1 and localhost receivers are allowed. */
   WEBHOOKS_ALLOW_LOOPBACK?: string;
+  /** Multiplies the webhook burst limit; set only by the benchmark. */
+  WEBHOOK_BURST_FACTOR?: string;
   /** Seconds between attempts, comma-separated; tests shorten the schedule of DESIGN.md section 10. */
   WEBHOOK_RETRY_SCHEDULE?: string;
 }

@@ -40,5 +40,6 @@ export function eventStatement(db: Database, actor: EventSource, input: EventInp
     payload: JSON.stringify(event),
     createdAt: now,
     queuedAt: null,
+    claimedAt: null,
   });
 }

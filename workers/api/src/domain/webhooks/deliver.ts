@@ -143,10 +143,18 @@ export async function deliverOne(db: Database, env: Env, message: DeliveryMessag
   await later(env, { ...message, attempt: message.attempt + 1 }, runAt, now);
 }
 
-/** Deliveries consumer: each message is acknowledged once its attempt is recorded and any retry queued. */
+/**
+ * Deliveries consumer: the batch's deliveries run concurrently (they go to different receivers or
+ * are independent requests to one), and each message is acknowledged once its attempt is recorded
+ * and any retry queued. A failure leaves its message, and any not yet done, for redelivery.
+ */
 export async function deliverBatch(db: Database, env: Env, batch: MessageBatch<DeliveryMessage>): Promise<void> {
-  for (const message of batch.messages) {
-    await deliverOne(db, env, message.body);
-    message.ack();
-  }
+  const outcomes = await Promise.allSettled(
+    batch.messages.map(async (message) => {
+      await deliverOne(db, env, message.body);
+      message.ack();
+    }),
+  );
+  const failed = outcomes.find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
 }

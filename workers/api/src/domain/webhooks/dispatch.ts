@@ -1,15 +1,19 @@
 import { regional } from "@crm/db";
-import { and, asc, inArray, isNull, lt } from "drizzle-orm";
+import { and, asc, inArray, isNull, lt, or } from "drizzle-orm";
 import type { Database, RegionEnv } from "../../env";
 import type { EventMessage } from "./messages";
 
 const { eventOutbox } = regional;
 
+/** A claim not followed by `queued_at` within this time was left by a dispatcher that died. */
+const claimLeaseMs = 60_000;
+
 /**
  * Moves events from the outbox to the events Queue: right after each write (off the response
- * path) and from the cron sweeper for anything left behind by a crash (`olderThanMs`). A row is
- * marked queued only after the Queue accepted it, so events are delivered at least once; a row
- * sent twice by racing dispatchers gives the same delivery ids, which receivers deduplicate.
+ * path) and from the cron sweeper for anything left behind by a crash (`olderThanMs`). A
+ * dispatcher first claims rows (so concurrent requests do not send the same events), sends them,
+ * then marks them queued; rows whose claim expired without that mark are claimed again. So every
+ * event is sent at least once; a resend carries the same delivery ids, which receivers deduplicate.
  */
 export async function dispatchOutbox(
   db: Database,
@@ -19,12 +23,23 @@ export async function dispatchOutbox(
 ): Promise<number> {
   let sent = 0;
   for (;;) {
-    const rows = await db
-      .select()
+    const claimable = db
+      .select({ id: eventOutbox.id })
       .from(eventOutbox)
-      .where(and(isNull(eventOutbox.queuedAt), olderThanMs > 0 ? lt(eventOutbox.createdAt, now - olderThanMs) : undefined))
+      .where(
+        and(
+          isNull(eventOutbox.queuedAt),
+          or(isNull(eventOutbox.claimedAt), lt(eventOutbox.claimedAt, now - claimLeaseMs)),
+          olderThanMs > 0 ? lt(eventOutbox.createdAt, now - olderThanMs) : undefined,
+        ),
+      )
       .orderBy(asc(eventOutbox.createdAt))
       .limit(100);
+    const rows = await db
+      .update(eventOutbox)
+      .set({ claimedAt: Date.now() })
+      .where(inArray(eventOutbox.id, claimable))
+      .returning();
     if (rows.length === 0) return sent;
     await env.EVENTS.sendBatch(
       rows.map((row) => ({

@@ -16,12 +16,19 @@ export async function deliveryId(eventId: string, webhookId: string): Promise<st
  * workspace whose filters match, event type and object type both, before anything is sent.
  */
 export async function fanOut(db: Database, env: Pick<RegionEnv, "DELIVERIES">, batch: MessageBatch<EventMessage>): Promise<void> {
+  // One lookup per workspace per batch: events of a busy workspace arrive together.
+  const byWorkspace = new Map<string, Promise<(typeof webhooks.$inferSelect)[]>>();
   for (const message of batch.messages) {
     const event = message.body;
-    const subscriptions = await db
-      .select()
-      .from(webhooks)
-      .where(and(eq(webhooks.workspaceId, event.workspaceId), eq(webhooks.isActive, true)));
+    let lookup = byWorkspace.get(event.workspaceId);
+    if (!lookup) {
+      lookup = db
+        .select()
+        .from(webhooks)
+        .where(and(eq(webhooks.workspaceId, event.workspaceId), eq(webhooks.isActive, true)));
+      byWorkspace.set(event.workspaceId, lookup);
+    }
+    const subscriptions = await lookup;
     const matching = subscriptions.filter(
       (webhook) =>
         webhook.eventTypes.includes(event.type) &&
