@@ -80,3 +80,14 @@ export async function paginate<Row>(request: PageRequest<Row>, secret: string): 
       : null;
   return { data, pagination: { cursor, hasMore } };
 }
+
+/** The default total order of a list (DESIGN.md section 2): creation time, then id, oldest first (or newest). */
+export function creationOrder<Row extends { createdAt: number; id: string }>(
+  table: { createdAt: SQLiteColumn; id: SQLiteColumn },
+  direction: "asc" | "desc" = "asc",
+): KeysetColumn<Row>[] {
+  return [
+    { column: table.createdAt, direction, valueIn: (row) => row.createdAt },
+    { column: table.id, direction, valueIn: (row) => row.id },
+  ];
+}

@@ -52,6 +52,16 @@ export async function loadView(db: Database, actor: Actor, id: string, role?: Wo
 export const requireWorkspaceRole = (db: Database, actor: Actor, workspaceId: string, role?: WorkspaceRole) =>
   reach(db, actor, workspaceId, "Workspace", role);
 
+/** The options of some fields, in their order. */
+export async function optionsOf(db: Database, fieldIds: string[]) {
+  if (fieldIds.length === 0) return [];
+  return db
+    .select()
+    .from(fieldOptions)
+    .where(inArray(fieldOptions.fieldDefinitionId, fieldIds))
+    .orderBy(asc(fieldOptions.position), asc(fieldOptions.id));
+}
+
 /** The fields of an object type in their order, each with its options in theirs. */
 export async function fieldsWithOptions(db: Database, objectTypeId: string) {
   const fields = await db
@@ -59,18 +69,10 @@ export async function fieldsWithOptions(db: Database, objectTypeId: string) {
     .from(fieldDefinitions)
     .where(eq(fieldDefinitions.objectTypeId, objectTypeId))
     .orderBy(asc(fieldDefinitions.position), asc(fieldDefinitions.id));
-  const options = fields.length
-    ? await db
-        .select()
-        .from(fieldOptions)
-        .where(
-          inArray(
-            fieldOptions.fieldDefinitionId,
-            fields.map((field) => field.id),
-          ),
-        )
-        .orderBy(asc(fieldOptions.position), asc(fieldOptions.id))
-    : [];
+  const options = await optionsOf(
+    db,
+    fields.map((field) => field.id),
+  );
   return fields.map((field) => ({
     ...field,
     type: field.type as FieldType,

@@ -1,11 +1,11 @@
 import type { operations } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { and, asc, eq, inArray } from "drizzle-orm";
-import { fieldResponse, loadObjectType } from "../../domain/crm/resources";
+import { and, eq } from "drizzle-orm";
+import { fieldResponse, loadObjectType, optionsOf } from "../../domain/crm/resources";
 import type { OperationHandler } from "../../handler";
 import { paginate } from "../../pagination";
 
-const { fieldDefinitions, fieldOptions } = regional;
+const { fieldDefinitions } = regional;
 
 export const listFields: OperationHandler<typeof operations.listFields> = async (c) => {
   const { objectTypeId } = c.req.valid("param");
@@ -32,18 +32,10 @@ export const listFields: OperationHandler<typeof operations.listFields> = async 
     },
     c.env.CURSOR_SECRET,
   );
-  const options = page.data.length
-    ? await db
-        .select()
-        .from(fieldOptions)
-        .where(
-          inArray(
-            fieldOptions.fieldDefinitionId,
-            page.data.map((field) => field.id),
-          ),
-        )
-        .orderBy(asc(fieldOptions.position), asc(fieldOptions.id))
-    : [];
+  const options = await optionsOf(
+    db,
+    page.data.map((field) => field.id),
+  );
   const data = page.data.map((field) =>
     fieldResponse(
       field,

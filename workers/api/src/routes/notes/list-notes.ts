@@ -4,7 +4,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { type NoteRow, noteResponse } from "../../domain/notes";
 import { loadRecord } from "../../domain/records/store";
 import type { OperationHandler } from "../../handler";
-import { paginate } from "../../pagination";
+import { creationOrder, paginate } from "../../pagination";
 
 const { notes } = regional;
 
@@ -18,10 +18,7 @@ export const listNotes: OperationHandler<typeof operations.listNotes> = async (c
       scope: `notes:${recordId}`,
       limit,
       cursor,
-      order: [
-        { column: notes.createdAt, direction: "asc", valueIn: (note) => note.createdAt },
-        { column: notes.id, direction: "asc", valueIn: (note) => note.id },
-      ],
+      order: creationOrder(notes),
       fetch: ({ after, orderBy, limit }) =>
         db
           .select()

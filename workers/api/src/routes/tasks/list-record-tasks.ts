@@ -4,7 +4,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { loadRecord } from "../../domain/records/store";
 import { type TaskRow, taskResponse } from "../../domain/tasks";
 import type { OperationHandler } from "../../handler";
-import { paginate } from "../../pagination";
+import { creationOrder, paginate } from "../../pagination";
 
 const { tasks } = regional;
 
@@ -18,10 +18,7 @@ export const listRecordTasks: OperationHandler<typeof operations.listRecordTasks
       scope: `tasks:${recordId}:${status ?? ""}`,
       limit,
       cursor,
-      order: [
-        { column: tasks.createdAt, direction: "asc", valueIn: (task) => task.createdAt },
-        { column: tasks.id, direction: "asc", valueIn: (task) => task.id },
-      ],
+      order: creationOrder(tasks),
       fetch: ({ after, orderBy, limit }) =>
         db
           .select()

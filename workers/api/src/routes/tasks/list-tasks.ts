@@ -4,7 +4,7 @@ import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import { requireWorkspaceRole } from "../../domain/crm/resources";
 import { type TaskRow, taskResponse } from "../../domain/tasks";
 import type { OperationHandler } from "../../handler";
-import { paginate } from "../../pagination";
+import { creationOrder, paginate } from "../../pagination";
 
 const { tasks } = regional;
 
@@ -17,10 +17,7 @@ export const listTasks: OperationHandler<typeof operations.listTasks> = async (c
       scope: `tasks:${workspaceId}:${assigneeUserId ?? ""}:${status ?? ""}:${dueBeforeMs ?? ""}`,
       limit,
       cursor,
-      order: [
-        { column: tasks.createdAt, direction: "asc", valueIn: (task) => task.createdAt },
-        { column: tasks.id, direction: "asc", valueIn: (task) => task.id },
-      ],
+      order: creationOrder(tasks),
       fetch: ({ after, orderBy, limit }) =>
         db
           .select()

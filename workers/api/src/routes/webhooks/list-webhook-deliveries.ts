@@ -3,7 +3,7 @@ import { regional } from "@crm/db";
 import { and, eq, sql } from "drizzle-orm";
 import { loadWebhook } from "../../domain/webhooks/resources";
 import type { OperationHandler } from "../../handler";
-import { paginate } from "../../pagination";
+import { creationOrder, paginate } from "../../pagination";
 
 const { webhookAttempts } = regional;
 type AttemptRow = typeof webhookAttempts.$inferSelect;
@@ -18,10 +18,7 @@ export const listWebhookDeliveries: OperationHandler<typeof operations.listWebho
       scope: `deliveries:${webhookId}`,
       limit,
       cursor,
-      order: [
-        { column: webhookAttempts.createdAt, direction: "desc", valueIn: (row) => row.createdAt },
-        { column: webhookAttempts.id, direction: "desc", valueIn: (row) => row.id },
-      ],
+      order: creationOrder(webhookAttempts, "desc"),
       fetch: ({ after, orderBy, limit }) =>
         db
           .select()

@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { requireWorkspaceRole } from "../../domain/crm/resources";
 import { type WebhookRow, webhookResponse } from "../../domain/webhooks/resources";
 import type { OperationHandler } from "../../handler";
-import { paginate } from "../../pagination";
+import { creationOrder, paginate } from "../../pagination";
 
 const { webhooks } = regional;
 
@@ -17,10 +17,7 @@ export const listWebhooks: OperationHandler<typeof operations.listWebhooks> = as
       scope: `webhooks:${workspaceId}`,
       limit,
       cursor,
-      order: [
-        { column: webhooks.createdAt, direction: "asc", valueIn: (webhook) => webhook.createdAt },
-        { column: webhooks.id, direction: "asc", valueIn: (webhook) => webhook.id },
-      ],
+      order: creationOrder(webhooks),
       fetch: ({ after, orderBy, limit }) =>
         db
           .select()
