@@ -303,10 +303,11 @@ describe("at-least-once delivery", () => {
     const path = receiverPath();
     const { secret } = await subscribe(path);
     const eventId = `evt_${unique()}${unique()}`;
+    const createdAt = Date.now();
     const event = {
       id: eventId,
       type: "record.created",
-      createdAt: 0,
+      createdAt,
       organizationId: "org",
       workspaceId: salesId,
       actor: { type: "user", id: "usr_x" },
@@ -314,11 +315,14 @@ describe("at-least-once delivery", () => {
     };
     // Committed with its change, never queued: what a crash right after the batch leaves behind.
     await env.US_DB.prepare(
-      "insert into event_outbox (id, organization_id, workspace_id, object_type_id, type, payload, created_at, queued_at) values (?, 'org', ?, null, 'record.created', ?, 0, null)",
+      "insert into event_outbox (id, organization_id, workspace_id, object_type_id, type, payload, created_at, queued_at) values (?, 'org', ?, null, 'record.created', ?, ?, null)",
     )
-      .bind(eventId, salesId, JSON.stringify(event))
+      .bind(eventId, salesId, JSON.stringify(event), createdAt)
       .run();
-    expect(await dispatchOutbox(drizzle(env.US_DB), { EVENTS: env.EVENTS_US }, 10_000)).toBeGreaterThanOrEqual(1);
+    // The sweeper as the cron runs it a minute later: rows older than 10 s that nobody queued.
+    expect(
+      await dispatchOutbox(drizzle(env.US_DB), { EVENTS: env.EVENTS_US }, 10_000, createdAt + 60_000),
+    ).toBeGreaterThanOrEqual(1);
     const [request] = (await eventually(
       () => received(path),
       (items) => items.length >= 1,

@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { runBatch } from "../batch";
 import { createWorkspaceStatements, type NewWorkspace } from "../domain/workspaces";
 import type { AppEnv } from "../env";
+import { seedDemoContent } from "./demo-data";
 
 interface RegionSeed {
   purpose: "seed";
@@ -37,5 +38,12 @@ export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
     existing.has(workspace.id) ? [] : createWorkspaceStatements(db, workspace, seed.createdAt + index),
   );
   await runBatch(db, statements);
+  // Demo content goes into new workspaces that have an owner among their members.
+  for (const workspace of seed.workspaces) {
+    const owner = workspace.members.find((member) => member.role === "owner");
+    if (!existing.has(workspace.id) && owner) {
+      await seedDemoContent(db, { id: workspace.id, organizationId: workspace.organizationId, ownerId: owner.userId });
+    }
+  }
   return c.json({ created: seed.workspaces.length - existing.size, region: c.env.REGION });
 });

@@ -3,8 +3,8 @@ import { newId, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../batch";
-import type { AppEnv, Database } from "../../env";
-import { eventStatement } from "../events";
+import type { Database } from "../../env";
+import { type EventSource, eventStatement } from "../events";
 import {
   checkReferences,
   identityConflict,
@@ -19,7 +19,8 @@ import {
 import { fieldsFrom, planValues, type RecordField, type StoredValue } from "./values";
 
 const { records, recordValues } = regional;
-type Actor = AppEnv["Variables"]["actor"];
+/** Who writes: a request's actor, or `system` for internal producers such as the demo seed. */
+type Actor = EventSource;
 
 /** Validation of `fields` for a record of a workspace: 400 with every problem, 409 on an identity conflict. */
 async function plan(

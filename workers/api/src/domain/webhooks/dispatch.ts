@@ -48,6 +48,7 @@ export async function dispatchOutbox(
           workspaceId: row.workspaceId,
           objectTypeId: row.objectTypeId,
           type: row.type,
+          createdAt: row.createdAt,
           payload: row.payload,
         } as EventMessage,
       })),

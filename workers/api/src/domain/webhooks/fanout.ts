@@ -13,7 +13,8 @@ export async function deliveryId(eventId: string, webhookId: string): Promise<st
 
 /**
  * Events consumer: each event becomes one delivery message per active subscription of its
- * workspace whose filters match, event type and object type both, before anything is sent.
+ * workspace that existed when the change happened and whose filters match, event type and
+ * object type both, before anything is sent.
  */
 export async function fanOut(db: Database, env: Pick<RegionEnv, "DELIVERIES">, batch: MessageBatch<EventMessage>): Promise<void> {
   // One lookup per workspace per batch: events of a busy workspace arrive together.
@@ -31,6 +32,7 @@ export async function fanOut(db: Database, env: Pick<RegionEnv, "DELIVERIES">, b
     const subscriptions = await lookup;
     const matching = subscriptions.filter(
       (webhook) =>
+        webhook.createdAt <= event.createdAt &&
         webhook.eventTypes.includes(event.type) &&
         (webhook.objectTypeIds.length === 0 ||
           (event.objectTypeId !== null && webhook.objectTypeIds.includes(event.objectTypeId))),

@@ -6,6 +6,8 @@ export interface EventMessage {
   workspaceId: string;
   objectTypeId: string | null;
   type: EventType;
+  /** When the change happened (Unix ms); subscriptions made later do not receive it. */
+  createdAt: number;
   payload: string;
 }
 
