@@ -62,17 +62,25 @@ export async function optionsOf(db: Database, fieldIds: string[]) {
     .orderBy(asc(fieldOptions.position), asc(fieldOptions.id));
 }
 
-/** The fields of an object type in their order, each with its options in theirs. */
+/** The fields of an object type in their order, each with its options in theirs (two queries, run together). */
 export async function fieldsWithOptions(db: Database, objectTypeId: string) {
-  const fields = await db
-    .select()
-    .from(fieldDefinitions)
-    .where(eq(fieldDefinitions.objectTypeId, objectTypeId))
-    .orderBy(asc(fieldDefinitions.position), asc(fieldDefinitions.id));
-  const options = await optionsOf(
-    db,
-    fields.map((field) => field.id),
-  );
+  const [fields, options] = await Promise.all([
+    db
+      .select()
+      .from(fieldDefinitions)
+      .where(eq(fieldDefinitions.objectTypeId, objectTypeId))
+      .orderBy(asc(fieldDefinitions.position), asc(fieldDefinitions.id)),
+    db
+      .select()
+      .from(fieldOptions)
+      .where(
+        inArray(
+          fieldOptions.fieldDefinitionId,
+          db.select({ id: fieldDefinitions.id }).from(fieldDefinitions).where(eq(fieldDefinitions.objectTypeId, objectTypeId)),
+        ),
+      )
+      .orderBy(asc(fieldOptions.position), asc(fieldOptions.id)),
+  ]);
   return fields.map((field) => ({
     ...field,
     type: field.type as FieldType,

@@ -127,10 +127,9 @@ function chunks<T>(items: T[], size: number): T[][] {
   return result;
 }
 
-/** The public shape of records, values read in one query. */
-export async function recordResponses(db: Database, fields: RecordField[], rows: RecordRow[]) {
-  if (rows.length === 0) return [];
-  const values = await db
+/** The stored values of some records, in one query. */
+export function valuesOf(db: Database, recordIds: string[]) {
+  return db
     .select({
       recordId: recordValues.recordId,
       fieldDefinitionId: recordValues.fieldDefinitionId,
@@ -139,12 +138,11 @@ export async function recordResponses(db: Database, fields: RecordField[], rows:
       valueNumber: recordValues.valueNumber,
     })
     .from(recordValues)
-    .where(
-      inArray(
-        recordValues.recordId,
-        rows.map((row) => row.id),
-      ),
-    );
+    .where(inArray(recordValues.recordId, recordIds));
+}
+
+/** The public shape of records from their rows and stored values. */
+export function responsesFrom(fields: RecordField[], rows: RecordRow[], values: Awaited<ReturnType<typeof valuesOf>>) {
   return rows.map((row) => ({
     id: row.id,
     workspaceId: row.workspaceId,
@@ -157,6 +155,19 @@ export async function recordResponses(db: Database, fields: RecordField[], rows:
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   }));
+}
+
+/** The public shape of records, values read in one query. */
+export async function recordResponses(db: Database, fields: RecordField[], rows: RecordRow[]) {
+  if (rows.length === 0) return [];
+  return responsesFrom(
+    fields,
+    rows,
+    await valuesOf(
+      db,
+      rows.map((row) => row.id),
+    ),
+  );
 }
 
 export type RecordResponse = Awaited<ReturnType<typeof recordResponses>>[number];
