@@ -25,7 +25,6 @@ export const errorStatus = {
   idempotency_key_reused: 422,
   rate_limited: 429,
   internal_error: 500,
-  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
@@ -50,8 +49,6 @@ export class ApiError extends Error {
     this.status = errorStatus[code];
   }
 }
-
-export const notFound = (what: string) => new ApiError("not_found", `${what} not found`);
 
 export const errorBodySchema = z
   .object({

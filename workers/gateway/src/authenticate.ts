@@ -97,9 +97,6 @@ export function needsLookup(token: string, now = Date.now()): boolean {
   return prefix !== null && !(cached && now - cached.loadedAt < keyCacheMs);
 }
 
-/** Forgets a key in this isolate at once, e.g. right after it was revoked here. */
-export const forgetKey = (prefix: string) => keyCache.delete(prefix);
-
 /** Authenticates an API key and returns the actor it speaks for. */
 export async function authenticateApiKey(
   db: DrizzleD1Database,
