@@ -82,6 +82,19 @@ export function ipWindow(ip: string): RateWindow {
   return minuteWindow("ip", `ip:${ip}`);
 }
 
+/** Object ids by counter key: deriving one hashes the name, and the same keys recur on every request. */
+const objectIds = new Map<string, DurableObjectId>();
+
+function objectId(namespace: DurableObjectNamespace<RateLimiter>, key: string): DurableObjectId {
+  let id = objectIds.get(key);
+  if (!id) {
+    id = namespace.idFromName(key);
+    if (objectIds.size > 10_000) objectIds.clear();
+    objectIds.set(key, id);
+  }
+  return id;
+}
+
 /**
  * Takes one admission from every window in parallel. All or nothing: if any window refuses, the
  * admissions the others granted are refunded before returning, so a refused request consumes
@@ -91,7 +104,7 @@ export async function admit(namespace: DurableObjectNamespace<RateLimiter>, wind
   if (windows.length === 0) throw new RangeError("admit needs at least one window");
   const calls = await Promise.all(
     windows.map(async (window) => {
-      const stub = namespace.get(namespace.idFromName(window.key));
+      const stub = namespace.get(objectId(namespace, window.key));
       try {
         const decision: WindowDecision = await stub.take(window.limit, window.windowMs);
         return { window, stub, decision, failure: null };
