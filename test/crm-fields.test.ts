@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
+  countInUs,
   createField,
   createObjectType,
   createView,
@@ -12,11 +13,6 @@ import {
   objectTypesOf,
 } from "./crm";
 import { cast } from "./stack";
-
-const count = async (sql: string, ...values: unknown[]) =>
-  (await env.US_DB.prepare(sql)
-    .bind(...values)
-    .first("n")) as number;
 
 async function customType() {
   const { alice, sales } = await cast();
@@ -216,11 +212,11 @@ describe("fields", () => {
 
     await expectStatus(200, `/crm/fields/${stage.id}`, { method: "DELETE", key });
     await expectStatus(200, `/crm/fields/${contact.id}`, { method: "DELETE", key });
-    expect(await count("select count(*) as n from field_options where field_definition_id = ?", stage.id)).toBe(0);
-    expect(await count("select count(*) as n from record_values where field_definition_id in (?, ?)", stage.id, contact.id)).toBe(
-      0,
-    );
-    expect(await count("select count(*) as n from record_values where field_definition_id = ?", size.id)).toBe(1);
+    expect(await countInUs("select count(*) as n from field_options where field_definition_id = ?", stage.id)).toBe(0);
+    expect(
+      await countInUs("select count(*) as n from record_values where field_definition_id in (?, ?)", stage.id, contact.id),
+    ).toBe(0);
+    expect(await countInUs("select count(*) as n from record_values where field_definition_id = ?", size.id)).toBe(1);
     const { view } = await expectStatus<{ view: Record<string, unknown> }>(200, `/crm/views/${board.id}`, { key });
     expect(view).toMatchObject({
       type: "table",

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
+  countInUs,
   createField,
   createObjectType,
   createView,
@@ -12,11 +13,6 @@ import {
   viewsOf,
 } from "./crm";
 import { cast } from "./stack";
-
-const count = async (sql: string, ...values: unknown[]) =>
-  (await env.US_DB.prepare(sql)
-    .bind(...values)
-    .first("n")) as number;
 
 describe("system object types", () => {
   it("come with every workspace: people, companies and deals with their fields, options and views", async () => {
@@ -245,22 +241,22 @@ describe("custom object types", () => {
       key: alice.apiKey,
     });
     expect(deletedId).toBe(vendors.id);
-    expect(await count("select count(*) as n from object_types where id = ?", vendors.id)).toBe(0);
+    expect(await countInUs("select count(*) as n from object_types where id = ?", vendors.id)).toBe(0);
     expect(
-      await count("select count(*) as n from field_definitions where object_type_id = ? or id = ?", vendors.id, supplier.id),
+      await countInUs("select count(*) as n from field_definitions where object_type_id = ? or id = ?", vendors.id, supplier.id),
     ).toBe(0);
-    expect(await count("select count(*) as n from field_options where field_definition_id = ?", tier.id)).toBe(0);
-    expect(await count("select count(*) as n from record_views where object_type_id = ?", vendors.id)).toBe(0);
-    expect(await count("select count(*) as n from records where object_type_id = ?", vendors.id)).toBe(0);
+    expect(await countInUs("select count(*) as n from field_options where field_definition_id = ?", tier.id)).toBe(0);
+    expect(await countInUs("select count(*) as n from record_views where object_type_id = ?", vendors.id)).toBe(0);
+    expect(await countInUs("select count(*) as n from records where object_type_id = ?", vendors.id)).toBe(0);
     expect(
-      await count(
+      await countInUs(
         "select count(*) as n from record_values where field_definition_id in (?, ?) or target_record_id = 'rec_vendor000001'",
         tier.id,
         supplier.id,
       ),
     ).toBe(0);
     // The order itself stays; the view no longer mentions the removed relation field.
-    expect(await count("select count(*) as n from records where id = 'rec_order0000001'")).toBe(1);
+    expect(await countInUs("select count(*) as n from records where id = 'rec_order0000001'")).toBe(1);
     const view = await expectStatus<{ view: { config: { columns: unknown[] } } }>(200, `/crm/views/${ordersView.id}`, {
       key: alice.apiKey,
     });

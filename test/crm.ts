@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import { call } from "./stack";
 
@@ -72,6 +73,12 @@ export interface ErrorBody {
 }
 
 export const unique = () => crypto.randomUUID().slice(0, 8);
+
+/** A count straight from the us region's database, to see what a cascade left behind. */
+export const countInUs = async (query: string, ...values: unknown[]) =>
+  (await env.US_DB.prepare(query)
+    .bind(...values)
+    .first("n")) as number;
 
 /** Calls the API and checks the status; returns the parsed body. */
 export async function expectStatus<T>(status: number, path: string, init: Parameters<typeof call>[1] = {}): Promise<T> {

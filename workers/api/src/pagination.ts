@@ -44,6 +44,24 @@ export async function decodeCursor(cursor: string, scope: string, length: number
   return payload.p;
 }
 
+/**
+ * A page from `limit + 1` fetched rows: the extra row only says that more exist, and the cursor
+ * holds the position of the last row served.
+ */
+export async function pageOf<Row>(
+  rows: Row[],
+  limit: number,
+  scope: string,
+  positionOf: (row: Row) => KeysetValue[],
+  secret: string,
+) {
+  const hasMore = rows.length > limit;
+  const data = hasMore ? rows.slice(0, limit) : rows;
+  const last = data.at(-1);
+  const cursor = hasMore && last ? await encodeCursor(scope, positionOf(last), secret) : null;
+  return { data, pagination: { cursor, hasMore } satisfies Pagination };
+}
+
 export interface PageRequest<Row> {
   /** Identifies the list and every filter that shapes it, e.g. `workspaces:<org>`. */
   scope: string;
@@ -67,18 +85,7 @@ export async function paginate<Row>(request: PageRequest<Row>, secret: string): 
     orderBy: request.order.map(({ column, direction }) => (direction === "asc" ? asc(column) : desc(column))),
     limit: request.limit + 1,
   });
-  const hasMore = rows.length > request.limit;
-  const data = hasMore ? rows.slice(0, request.limit) : rows;
-  const last = data.at(-1);
-  const cursor =
-    hasMore && last
-      ? await encodeCursor(
-          request.scope,
-          request.order.map((key) => key.valueIn(last)),
-          secret,
-        )
-      : null;
-  return { data, pagination: { cursor, hasMore } };
+  return pageOf(rows, request.limit, request.scope, (row) => request.order.map((key) => key.valueIn(row)), secret);
 }
 
 /** The default total order of a list (DESIGN.md section 2): creation time, then id, oldest first (or newest). */

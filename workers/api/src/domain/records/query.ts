@@ -1,7 +1,7 @@
 import { ApiError, type FieldType, type FilterOperator, type RecordViewConfig } from "@crm/contracts";
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../env";
-import { decodeCursor, encodeCursor, type KeysetValue } from "../../pagination";
+import { decodeCursor, type KeysetValue, pageOf } from "../../pagination";
 import { checkView } from "../crm/view-config";
 import type { RecordRow } from "./store";
 import type { RecordField } from "./values";
@@ -207,16 +207,12 @@ export async function queryRecordPage(db: Database, query: RecordQuery, secret: 
   const { statement, keys } = pageSql(query, position);
   if (keys !== keyCount) throw new ApiError("internal_error", "Query keys out of step");
   const rows = await db.all<PageRow>(statement);
-  const hasMore = rows.length > query.limit;
-  const page = hasMore ? rows.slice(0, query.limit) : rows;
-  const last = page.at(-1);
-  const cursor =
-    hasMore && last
-      ? await encodeCursor(
-          scope,
-          Array.from({ length: keys }, (_, i) => (last[`k${i}`] as KeysetValue) ?? null),
-          secret,
-        )
-      : null;
-  return { rows: page.map(toRecordRow), pagination: { cursor, hasMore } };
+  const page = await pageOf(
+    rows,
+    query.limit,
+    scope,
+    (row) => Array.from({ length: keys }, (_, i) => (row[`k${i}`] as KeysetValue) ?? null),
+    secret,
+  );
+  return { rows: page.data.map(toRecordRow), pagination: page.pagination };
 }
