@@ -407,6 +407,38 @@ describe("listing and querying", () => {
     expect(empty.data).toHaveLength(2);
   });
 
+  it("pages ascending with unset values first and ties broken by id, across page boundaries", async () => {
+    const { scored, score } = await scores();
+    const values = [null, 2, null, 2, 1, null, 2];
+    for (const value of values) await create(scored.id, { name: `a${value}`, score: value });
+    const collect = async (direction: "asc" | "desc") => {
+      const seen: RecordBody[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Page = await expectStatus<Page>(200, "/records/query", {
+          method: "POST",
+          key,
+          json: {
+            objectTypeId: scored.id,
+            sorts: [{ fieldDefinitionId: score.id, direction }],
+            limit: 2,
+            ...(cursor ? { cursor } : {}),
+          },
+        });
+        seen.push(...page.data);
+        cursor = page.pagination.cursor;
+      } while (cursor);
+      return seen;
+    };
+    const ascending = await collect("asc");
+    expect(ascending.map((record) => record.fields.score)).toEqual([null, null, null, 1, 2, 2, 2]);
+    const ids = ascending.map((record) => record.id);
+    expect(new Set(ids).size).toBe(values.length);
+    // Within equal values, ids ascend; descending reverses the whole order exactly.
+    expect(ids.slice(0, 3)).toEqual([...ids.slice(0, 3)].sort());
+    expect((await collect("desc")).map((record) => record.id)).toEqual([...ids].reverse());
+  });
+
   it("lists through a saved view's filter and sorts, and refuses bad queries", async () => {
     const { scored, score, band } = await scores();
     for (const value of [2, 6, 4]) await create(scored.id, { name: `v${value}`, score: value, band: value > 3 ? "high" : "low" });
