@@ -11,6 +11,7 @@ import {
   type FieldOption,
   fieldsOf,
   objectTypesOf,
+  storeRecord,
 } from "./crm";
 import { cast } from "./stack";
 
@@ -190,23 +191,10 @@ describe("fields", () => {
         groupBy: stage.id,
       },
     });
-    const now = Date.now();
-    await env.US_DB.batch([
-      env.US_DB.prepare("insert into records values ('rec_fielddel00001', ?, ?, 'usr', ?, ?, null)").bind(
-        sales.id,
-        object.id,
-        now,
-        now,
-      ),
-      env.US_DB.prepare(
-        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values ('rec_fielddel00001', ?, 0, 'open', null, null)",
-      ).bind(stage.id),
-      env.US_DB.prepare(
-        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values ('rec_fielddel00001', ?, 0, null, 12, null)",
-      ).bind(size.id),
-      env.US_DB.prepare(
-        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values ('rec_fielddel00001', ?, 0, null, null, 'rec_someone00001')",
-      ).bind(contact.id),
+    await storeRecord({ id: "rec_fielddel00001", workspaceId: sales.id, objectTypeId: object.id }, [
+      { fieldDefinitionId: stage.id, text: "open" },
+      { fieldDefinitionId: size.id, number: 12 },
+      { fieldDefinitionId: contact.id, target: "rec_someone00001" },
     ]);
     expect(open.value).toBe("open");
 
@@ -317,17 +305,8 @@ describe("field options", () => {
       options: [{ value: "gold", isDefault: true }, { value: "silver" }],
     });
     const [gold, silver] = tier.options as [FieldOption, FieldOption];
-    const now = Date.now();
-    await env.US_DB.batch([
-      env.US_DB.prepare("insert into records values ('rec_optrename001', ?, ?, 'usr', ?, ?, null)").bind(
-        sales.id,
-        object.id,
-        now,
-        now,
-      ),
-      env.US_DB.prepare(
-        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values ('rec_optrename001', ?, 0, 'gold', null, null)",
-      ).bind(tier.id),
+    await storeRecord({ id: "rec_optrename001", workspaceId: sales.id, objectTypeId: object.id }, [
+      { fieldDefinitionId: tier.id, text: "gold" },
     ]);
     const path = (option: FieldOption) => `/crm/fields/${tier.id}/options/${option.id}`;
     const { option } = await expectStatus<{ option: FieldOption }>(200, path(gold), {

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
   countInUs,
@@ -9,6 +8,7 @@ import {
   expectStatus,
   fieldsOf,
   objectTypesOf,
+  storeRecord,
   unique,
   viewsOf,
 } from "./crm";
@@ -214,26 +214,11 @@ describe("custom object types", () => {
       name: "By supplier",
       config: { columns: [{ fieldDefinitionId: supplier.id }], filter: null, sorts: [], groupBy: null },
     });
-    const now = Date.now();
-    await env.US_DB.batch([
-      env.US_DB.prepare("insert into records values ('rec_vendor000001', ?, ?, 'usr', ?, ?, null)").bind(
-        sales.id,
-        vendors.id,
-        now,
-        now,
-      ),
-      env.US_DB.prepare(
-        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values ('rec_vendor000001', ?, 0, 'gold', null, null)",
-      ).bind(tier.id),
-      env.US_DB.prepare("insert into records values ('rec_order0000001', ?, ?, 'usr', ?, ?, null)").bind(
-        sales.id,
-        orders.id,
-        now,
-        now,
-      ),
-      env.US_DB.prepare(
-        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values ('rec_order0000001', ?, 0, null, null, 'rec_vendor000001')",
-      ).bind(supplier.id),
+    await storeRecord({ id: "rec_vendor000001", workspaceId: sales.id, objectTypeId: vendors.id }, [
+      { fieldDefinitionId: tier.id, text: "gold" },
+    ]);
+    await storeRecord({ id: "rec_order0000001", workspaceId: sales.id, objectTypeId: orders.id }, [
+      { fieldDefinitionId: supplier.id, target: "rec_vendor000001" },
     ]);
 
     const { deletedId } = await expectStatus<{ deletedId: string }>(200, `/crm/objects/${vendors.id}`, {

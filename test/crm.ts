@@ -117,3 +117,24 @@ export async function createView(key: string, objectTypeId: string, body: Record
   return (await expectStatus<{ view: View }>(201, `/crm/objects/${objectTypeId}/views`, { method: "POST", key, json: body }))
     .view;
 }
+
+/**
+ * A record written straight into the us region's database with the given stored values, for
+ * cascade tests that need exact rows (including relations to records that do not exist).
+ */
+export async function storeRecord(
+  record: { id: string; workspaceId: string; objectTypeId: string },
+  values: { fieldDefinitionId: string; text?: string; number?: number; target?: string }[],
+) {
+  const now = Date.now();
+  await env.US_DB.batch([
+    env.US_DB.prepare(
+      "insert into records (id, workspace_id, object_type_id, created_by, created_at, updated_at) values (?, ?, ?, 'usr_test00000', ?, ?)",
+    ).bind(record.id, record.workspaceId, record.objectTypeId, now, now),
+    ...values.map((value) =>
+      env.US_DB.prepare(
+        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values (?, ?, 0, ?, ?, ?)",
+      ).bind(record.id, value.fieldDefinitionId, value.text ?? value.target ?? null, value.number ?? null, value.target ?? null),
+    ),
+  ]);
+}

@@ -346,6 +346,28 @@ describe("listing and querying", () => {
     return { scored, score, band };
   }
 
+  /** Every page of a sorted query, following cursors; `betweenPages` runs after each page. */
+  async function queryAll(
+    objectTypeId: string,
+    sort: { fieldDefinitionId: string; direction: "asc" | "desc" },
+    limit: number,
+    betweenPages?: () => Promise<unknown>,
+  ) {
+    const seen: RecordBody[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page = await expectStatus<Page>(200, "/records/query", {
+        method: "POST",
+        key,
+        json: { objectTypeId, sorts: [sort], limit, ...(cursor ? { cursor } : {}) },
+      });
+      seen.push(...page.data);
+      cursor = page.pagination.cursor;
+      await betweenPages?.();
+    } while (cursor);
+    return seen;
+  }
+
   it("pages through a query in sort order without duplicates or gaps while records are inserted", async () => {
     const { scored, score, band } = await scores();
     const values = [5, 3, null, 9, 3, 1, 7, null, 3, 8];
@@ -358,24 +380,10 @@ describe("listing and querying", () => {
       });
       ids.set(record.id, value);
     }
-    const seen: RecordBody[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: Page = await expectStatus<Page>(200, "/records/query", {
-        method: "POST",
-        key,
-        json: {
-          objectTypeId: scored.id,
-          sorts: [{ fieldDefinitionId: score.id, direction: "desc" }],
-          limit: 3,
-          ...(cursor ? { cursor } : {}),
-        },
-      });
-      seen.push(...page.data);
-      cursor = page.pagination.cursor;
-      // Another client inserts while this one pages; rows existing at the start still come exactly once.
-      await create(scored.id, { name: "late", score: 4, band: "low" });
-    } while (cursor);
+    // Another client inserts after every page; rows existing at the start still come exactly once.
+    const seen = await queryAll(scored.id, { fieldDefinitionId: score.id, direction: "desc" }, 3, () =>
+      create(scored.id, { name: "late", score: 4, band: "low" }),
+    );
     const original = seen.filter((record) => ids.has(record.id));
     expect(original.map((record) => record.fields.score)).toEqual([9, 8, 7, 5, 3, 3, 3, 1, null, null]);
     expect(new Set(seen.map((record) => record.id)).size).toBe(seen.length);
@@ -411,25 +419,7 @@ describe("listing and querying", () => {
     const { scored, score } = await scores();
     const values = [null, 2, null, 2, 1, null, 2];
     for (const value of values) await create(scored.id, { name: `a${value}`, score: value });
-    const collect = async (direction: "asc" | "desc") => {
-      const seen: RecordBody[] = [];
-      let cursor: string | null = null;
-      do {
-        const page: Page = await expectStatus<Page>(200, "/records/query", {
-          method: "POST",
-          key,
-          json: {
-            objectTypeId: scored.id,
-            sorts: [{ fieldDefinitionId: score.id, direction }],
-            limit: 2,
-            ...(cursor ? { cursor } : {}),
-          },
-        });
-        seen.push(...page.data);
-        cursor = page.pagination.cursor;
-      } while (cursor);
-      return seen;
-    };
+    const collect = (direction: "asc" | "desc") => queryAll(scored.id, { fieldDefinitionId: score.id, direction }, 2);
     const ascending = await collect("asc");
     expect(ascending.map((record) => record.fields.score)).toEqual([null, null, null, 1, 2, 2, 2]);
     const ids = ascending.map((record) => record.id);
