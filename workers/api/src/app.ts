@@ -71,6 +71,7 @@ export function createApp() {
     if (operation.servedBy !== "region") continue;
     const handler = handlers[operation.operationId as keyof typeof handlers];
     const middleware = [gatewayContext(operation.operationId), jsonOnly, idempotency, sendEvents];
+    // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
     api.openapi({ ...operation.route, middleware }, handler as never);
   }
   app.route("/api/v1", api);

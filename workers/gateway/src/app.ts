@@ -113,6 +113,7 @@ export function createGateway() {
     const [authenticated, limited, authorized] = [authenticate(operation), limitRate(operation), requireScope(operation)];
     if (operation.servedBy === "gateway") {
       const handler = gatewayHandlers[operation.operationId as GatewayOperationId];
+      // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
       api.openapi({ ...operation.route, middleware: [authenticated, limited, authorized] }, handler as never);
     } else {
       const path = operation.route.getRoutingPath();

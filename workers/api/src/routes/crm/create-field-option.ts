@@ -1,4 +1,4 @@
-import { ApiError, type operations } from "@crm/contracts";
+import { ApiError, type FieldType, type operations } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, eq, max } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -15,7 +15,7 @@ export const createFieldOption: OperationHandler<typeof operations.createFieldOp
   const input = c.req.valid("json");
   const { db, actor } = c.var;
   const field = await loadField(db, actor, fieldDefinitionId, "admin");
-  if (!isChoiceType(field.type as never)) {
+  if (!isChoiceType(field.type as FieldType)) {
     throw new ApiError("invalid_request", "Only select and multiselect fields have options", [
       { path: "path.fieldDefinitionId", message: `A ${field.type} field` },
     ]);
