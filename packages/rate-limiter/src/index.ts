@@ -4,6 +4,7 @@ export { type Admission, type AdmissionJournal, SlidingWindowLog, type WindowDec
 export {
   type Admittance,
   admit,
+  anonymousWindow,
   ipWindow,
   RATE_LIMITS,
   type RateBudgets,

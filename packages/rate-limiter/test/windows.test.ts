@@ -54,7 +54,7 @@ describe("windowsFor", () => {
   it("names one counter per scope with the per-minute budgets", () => {
     expect(windowsFor(request("a"))).toEqual([
       { scope: "organization", key: "org:org-a", limit: 600, windowMs: 60_000 },
-      { scope: "workspace", key: "ws:ws-a", limit: 300, windowMs: 60_000 },
+      { scope: "workspace", key: "ws:org-a:ws-a", limit: 300, windowMs: 60_000 },
       { scope: "identity", key: "actor:actor-a", limit: 180, windowMs: 60_000 },
       { scope: "api_key", key: "key:key-a", limit: 180, windowMs: 60_000 },
       { scope: "route", key: "route:org-a:GET /records/{recordId}", limit: 120, windowMs: 60_000 },
