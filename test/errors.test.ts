@@ -33,6 +33,19 @@ describe("the error envelope from every layer", () => {
     await expectError(response, 405, "method_not_allowed");
   });
 
+  it("404 for a known path with a trailing slash, whatever the method", async () => {
+    const { alice } = await cast();
+    for (const [method, path] of [
+      ["GET", "/workspaces/"],
+      ["POST", "/crm/objects/"],
+      ["DELETE", "/workspaces/"],
+    ] as const) {
+      const response = await call(path, { method, key: alice.apiKey });
+      expect(response.headers.get("allow")).toBeNull();
+      await expectError(response, 404, "not_found");
+    }
+  });
+
   it("410 route_removed for the attachment download route", async () => {
     await expectError(await call("/record-email-attachment-download"), 410, "route_removed");
   });
