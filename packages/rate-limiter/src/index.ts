@@ -6,6 +6,7 @@ export {
   admit,
   anonymousWindow,
   ipWindow,
+  platformWindow,
   RATE_LIMITS,
   type RateBudgets,
   type RateLimitedRequest,

@@ -78,8 +78,13 @@ export function windowsFor(request: RateLimitedRequest, budgets: RateBudgets = R
   windows.push(minuteWindow("identity", `actor:${request.actorId}`, budgets));
   if (request.apiKeyId) windows.push(minuteWindow("api_key", `key:${request.apiKeyId}`, budgets));
   windows.push(minuteWindow("route", `route:${request.organizationId}:${request.routeKey}`, budgets));
-  windows.push(minuteWindow("platform", "platform", budgets));
+  windows.push(platformWindow(budgets));
   return windows;
+}
+
+/** The one window every request of the platform counts in, whoever sends it. */
+export function platformWindow(budgets: RateBudgets = RATE_LIMITS): RateWindow {
+  return minuteWindow("platform", "platform", budgets);
 }
 
 /** The window of failed authentications per client (an IPv4 address or an IPv6 /64), checked before any database lookup. */
@@ -87,9 +92,12 @@ export function ipWindow(ip: string): RateWindow {
   return minuteWindow("ip", `ip:${clientAddressKey(ip)}`);
 }
 
-/** The window of a client calling an operation that takes no credentials; apart from its failed authentications. */
-export function anonymousWindow(ip: string): RateWindow {
-  return minuteWindow("ip", `anon:${clientAddressKey(ip)}`);
+/**
+ * The window of a client calling operations that take no credential (per IPv4 address or IPv6 /64),
+ * counted apart from its failed authentications so that public reads never lock a client out.
+ */
+export function anonymousWindow(ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow {
+  return minuteWindow("ip", `anon:${clientAddressKey(ip)}`, budgets);
 }
 
 /** Object ids by counter key: deriving one hashes the name, and the same keys recur on every request. */

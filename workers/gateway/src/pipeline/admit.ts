@@ -1,15 +1,18 @@
 import { ApiError, type Operation } from "@crm/contracts";
 import {
-  admit,
-  ipWindow,
+  admit as admitToWindows,
+  anonymousWindow,
+  platformWindow,
   RATE_LIMITS,
+  type RateWindow,
   type RefusingWindow,
   rateLimitHeaders,
   scaledBudgets,
   windowsFor,
 } from "@crm/rate-limiter";
-import type { Context, MiddlewareHandler } from "hono";
-import type { GatewayAppEnv, GatewayEnv } from "./env";
+import type { GatewayEnv } from "../env";
+import type { Actor } from "./authenticate";
+import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
 
 /** The 429 of DESIGN.md section 4: exact message, `retryAfterMs`, `Retry-After` in whole seconds, the window in `details`. */
 export function rateLimited(refusing: RefusingWindow): ApiError {
@@ -29,69 +32,73 @@ export function rateLimited(refusing: RefusingWindow): ApiError {
 }
 
 /**
- * The client IP's window (60 a minute) counts failed authentications: missing, malformed, unknown,
- * expired or revoked credentials. Once it is full, the IP's requests are refused with 429 before
- * any database lookup. Valid credentials never count against it.
- */
-export function clientIpWindow(env: GatewayEnv, ip: string) {
-  const window = ipWindow(ip);
-  const counter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(window.key));
-  const refuseWhen = (decision: { allowed: boolean; retryAfterMs: number }) => {
-    if (!decision.allowed) throw rateLimited({ ...window, retryAfterMs: decision.retryAfterMs });
-  };
-  return {
-    /** Refuses (429) if the IP has no failures left, consuming nothing. */
-    guard: async () => refuseWhen(await counter.peek(window.limit, window.windowMs)),
-    /** Counts one failed authentication; 429 if it does not fit. */
-    countFailure: async () => refuseWhen(await counter.take(window.limit, window.windowMs)),
-  };
-}
-
-/**
  * The workspace a request names, for the workspace window: `workspaceId` in the query or at the
  * top of a JSON body. Requests that reach a workspace only through a resource id are limited by
  * the other windows.
  */
-async function namedWorkspace(c: Context<GatewayAppEnv>): Promise<string | null> {
-  const fromQuery = c.req.query("workspaceId");
+function namedWorkspace(request: OperationRequest): string | null {
+  const fromQuery = request.url.searchParams.get("workspaceId");
   if (fromQuery) return fromQuery;
-  if (c.req.method === "GET" || !/json/i.test(c.req.header("content-type") ?? "")) return null;
+  if (!request.body || !/json/i.test(request.headers.get("content-type") ?? "")) return null;
   try {
-    // The raw bytes, which Hono keeps for the forwarding step; parsing them here changes nothing sent on.
-    const body: unknown = JSON.parse(new TextDecoder().decode(await c.req.arrayBuffer()));
+    const body: unknown = JSON.parse(new TextDecoder().decode(request.body));
     const workspaceId = body && typeof body === "object" ? (body as { workspaceId?: unknown }).workspaceId : undefined;
     return typeof workspaceId === "string" ? workspaceId : null;
   } catch {
-    return null; // not JSON after all: the regional validator answers with 400
+    return null; // not JSON after all: the handler's validation answers with 400
   }
+}
+
+/**
+ * The workspace window a caller may be charged: only for a workspace its credential may reach. The
+ * window is its organization's own count for that id (`ws:<org>:<workspace>`), so naming another
+ * organization's workspace neither drains nor reveals that workspace's budget; a key limited to
+ * some workspaces does not count against the others of its organization either.
+ */
+function chargedWorkspace(actor: Actor, request: OperationRequest): string | null {
+  const workspaceId = namedWorkspace(request);
+  if (workspaceId === null) return null;
+  return actor.workspaceIds === null || actor.workspaceIds.includes(workspaceId) ? workspaceId : null;
 }
 
 /** Budgets of DESIGN.md section 4, unless `RATE_LIMIT_FACTOR` (benchmarks only) multiplies them. */
 const budgetsOf = (env: GatewayEnv) => (env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS);
 
 /**
- * The six windows of an authenticated request (organization, workspace, identity, API key, route,
- * platform), asked in parallel. Refused: 429 and nothing consumed. Admitted: the tightest window
- * goes out in the `RateLimit-Policy` and `RateLimit` headers.
+ * The windows a request counts in. An authenticated caller: organization, workspace, identity, API
+ * key, route and platform. A public (`none`) operation: the client's address and the platform. A
+ * signed (`signature`) one: the platform only, since a provider sends from few addresses; the route
+ * knows the organization once it has verified the signature.
  */
-export const limitRate =
-  (operation: Operation): MiddlewareHandler<GatewayAppEnv> =>
-  async (c, next) => {
-    const { actor } = c.var;
-    const admittance = await admit(
-      c.env.RATE_LIMITER,
-      windowsFor(
-        {
-          organizationId: actor.organizationId,
-          workspaceId: await namedWorkspace(c),
-          actorId: actor.actor.id,
-          apiKeyId: actor.credential.type === "api_key" ? actor.credential.id : null,
-          routeKey: `${operation.method.toUpperCase()} ${operation.path}`,
-        },
-        budgetsOf(c.env),
-      ),
-    );
-    if (!admittance.allowed) throw rateLimited(admittance.refusing);
-    await next();
-    for (const [name, value] of Object.entries(rateLimitHeaders(admittance.tightest))) c.header(name, value);
-  };
+function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequest, actor: Actor | null): RateWindow[] {
+  const budgets = budgetsOf(env);
+  if (actor) {
+    const { organizationId, credential } = actor;
+    const limited = {
+      organizationId,
+      workspaceId: chargedWorkspace(actor, request),
+      actorId: actor.actor.id,
+      apiKeyId: credential.type === "api_key" ? credential.id : null,
+      routeKey: `${operation.method.toUpperCase()} ${operation.path}`,
+    };
+    return windowsFor(limited, budgets);
+  }
+  if (operation.auth === "none") return [anonymousWindow(clientIp(request), budgets), platformWindow(budgets)];
+  return [platformWindow(budgets)];
+}
+
+/**
+ * Takes one admission from every window of the request, in parallel. Refused: 429 and nothing
+ * consumed. Admitted: the `RateLimit-Policy` and `RateLimit` headers of the tightest window, which
+ * is always one the caller owns.
+ */
+export async function admit(
+  call: GatewayCall,
+  operation: Operation,
+  request: OperationRequest,
+  actor: Actor | null,
+): Promise<Record<string, string>> {
+  const admittance = await admitToWindows(call.env.RATE_LIMITER, windowsOf(call.env, operation, request, actor));
+  if (!admittance.allowed) throw rateLimited(admittance.refusing);
+  return { ...rateLimitHeaders(admittance.tightest) };
+}
