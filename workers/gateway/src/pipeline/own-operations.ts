@@ -1,4 +1,4 @@
-import { catalogue, respondWithError, validationHook } from "@crm/contracts";
+import { ApiError, catalogue, respondWithError, validationHook } from "@crm/contracts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { GatewayAppEnv } from "../env";
 import { gatewayHandlers } from "../handlers";
@@ -29,6 +29,9 @@ for (const operation of catalogue) {
   // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
   ownOperations.openapi(operation.route, handler as never);
 }
+ownOperations.notFound(() => {
+  throw new ApiError("not_found", "No such route");
+});
 ownOperations.onError((error, c) => respondWithError(error, c, c.var.requestId));
 
 /** Serves an operation of the gateway's own handlers, in process: no HTTP round trip. */
