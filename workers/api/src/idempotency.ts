@@ -30,7 +30,8 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-async function requestHash(method: string, url: URL, body: string): Promise<string> {
+/** What makes two requests the same: method, path with query, and canonical body. Tests claim keys with it too. */
+export async function requestHash(method: string, url: URL, body: string): Promise<string> {
   let canonicalBody = body;
   try {
     if (body) canonicalBody = canonicalJson(JSON.parse(body));
