@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { scopes as allScopes, type Scope } from "@crm/contracts";
 import { control, newId, regional } from "@crm/db";
+import { and, count, eq, like } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { generateApiKey, hashApiKey } from "../workers/gateway/src/api-keys";
 
@@ -96,4 +97,31 @@ export async function createMember(options: {
     .values({ workspaceId: options.workspaceId, userId, role: options.role, inboxAccess: "all", createdAt: now });
   const { key } = await createKey({ organizationId: options.organizationId, ownerId: userId });
   return { userId, key };
+}
+
+/** A conversation in a workspace, as the inbox will store one, for tasks that link to it. */
+export async function addConversation(region: "us" | "eu", workspaceId: string, subject: string): Promise<string> {
+  const id = newId("conv");
+  const now = Date.now();
+  await regionDb(region).insert(regional.conversations).values({
+    id,
+    workspaceId,
+    channel: "email",
+    subject,
+    lastMessageAtMs: now,
+    isClosed: false,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return id;
+}
+
+/** How many events of a type about a resource (by its id in the payload) the us outbox holds. */
+export async function outboxCount(type: string, resourceId: string): Promise<number> {
+  const { eventOutbox } = regional;
+  const [row] = await regionDb("us")
+    .select({ n: count() })
+    .from(eventOutbox)
+    .where(and(eq(eventOutbox.type, type), like(eventOutbox.payload, `%"id":"${resourceId}"%`)));
+  return row?.n ?? 0;
 }
