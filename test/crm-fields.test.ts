@@ -2,7 +2,6 @@ import { regional } from "@crm/db";
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
-  countInUs,
   createField,
   createObjectType,
   createView,
@@ -14,7 +13,7 @@ import {
   objectTypesOf,
   storeRecord,
 } from "./crm";
-import { regionDb } from "./fixtures";
+import { countRows, regionDb } from "./fixtures";
 import { cast } from "./stack";
 
 async function customType() {
@@ -203,9 +202,9 @@ describe("fields", () => {
     await expectStatus(200, `/crm/fields/${stage.id}`, { method: "DELETE", key });
     await expectStatus(200, `/crm/fields/${contact.id}`, { method: "DELETE", key });
     const { fieldOptions, recordValues } = regional;
-    expect(await countInUs(fieldOptions, eq(fieldOptions.fieldDefinitionId, stage.id))).toBe(0);
-    expect(await countInUs(recordValues, inArray(recordValues.fieldDefinitionId, [stage.id, contact.id]))).toBe(0);
-    expect(await countInUs(recordValues, eq(recordValues.fieldDefinitionId, size.id))).toBe(1);
+    expect(await countRows("us", fieldOptions, eq(fieldOptions.fieldDefinitionId, stage.id))).toBe(0);
+    expect(await countRows("us", recordValues, inArray(recordValues.fieldDefinitionId, [stage.id, contact.id]))).toBe(0);
+    expect(await countRows("us", recordValues, eq(recordValues.fieldDefinitionId, size.id))).toBe(1);
     const { view } = await expectStatus<{ view: Record<string, unknown> }>(200, `/crm/views/${board.id}`, { key });
     expect(view).toMatchObject({
       type: "table",

@@ -2,7 +2,6 @@ import { regional } from "@crm/db";
 import { eq, inArray, or } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
-  countInUs,
   createField,
   createObjectType,
   createView,
@@ -14,6 +13,7 @@ import {
   unique,
   viewsOf,
 } from "./crm";
+import { countRows } from "./fixtures";
 import { cast } from "./stack";
 
 describe("system object types", () => {
@@ -229,21 +229,26 @@ describe("custom object types", () => {
     });
     expect(deletedId).toBe(vendors.id);
     const { objectTypes, fieldDefinitions, fieldOptions, recordViews, records, recordValues } = regional;
-    expect(await countInUs(objectTypes, eq(objectTypes.id, vendors.id))).toBe(0);
+    expect(await countRows("us", objectTypes, eq(objectTypes.id, vendors.id))).toBe(0);
     expect(
-      await countInUs(fieldDefinitions, or(eq(fieldDefinitions.objectTypeId, vendors.id), eq(fieldDefinitions.id, supplier.id))),
+      await countRows(
+        "us",
+        fieldDefinitions,
+        or(eq(fieldDefinitions.objectTypeId, vendors.id), eq(fieldDefinitions.id, supplier.id)),
+      ),
     ).toBe(0);
-    expect(await countInUs(fieldOptions, eq(fieldOptions.fieldDefinitionId, tier.id))).toBe(0);
-    expect(await countInUs(recordViews, eq(recordViews.objectTypeId, vendors.id))).toBe(0);
-    expect(await countInUs(records, eq(records.objectTypeId, vendors.id))).toBe(0);
+    expect(await countRows("us", fieldOptions, eq(fieldOptions.fieldDefinitionId, tier.id))).toBe(0);
+    expect(await countRows("us", recordViews, eq(recordViews.objectTypeId, vendors.id))).toBe(0);
+    expect(await countRows("us", records, eq(records.objectTypeId, vendors.id))).toBe(0);
     expect(
-      await countInUs(
+      await countRows(
+        "us",
         recordValues,
         or(inArray(recordValues.fieldDefinitionId, [tier.id, supplier.id]), eq(recordValues.targetRecordId, "rec_vendor000001")),
       ),
     ).toBe(0);
     // The order itself stays; the view no longer mentions the removed relation field.
-    expect(await countInUs(records, eq(records.id, "rec_order0000001"))).toBe(1);
+    expect(await countRows("us", records, eq(records.id, "rec_order0000001"))).toBe(1);
     const view = await expectStatus<{ view: { config: { columns: unknown[] } } }>(200, `/crm/views/${ordersView.id}`, {
       key: alice.apiKey,
     });

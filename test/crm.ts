@@ -1,6 +1,4 @@
 import { regional } from "@crm/db";
-import { count, type SQL } from "drizzle-orm";
-import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { expect } from "vitest";
 import { regionDb } from "./fixtures";
 import { call } from "./stack";
@@ -76,10 +74,6 @@ export interface ErrorBody {
 }
 
 export const unique = () => crypto.randomUUID().slice(0, 8);
-
-/** A count of a table's rows straight from the us region's database, to see what a cascade left behind. */
-export const countInUs = async (table: SQLiteTable, where: SQL | undefined) =>
-  (await regionDb("us").select({ n: count() }).from(table).where(where))[0]?.n ?? 0;
 
 /** Calls the API and checks the status; returns the parsed body. */
 export async function expectStatus<T>(status: number, path: string, init: Parameters<typeof call>[1] = {}): Promise<T> {

@@ -1,8 +1,9 @@
 import { env } from "cloudflare:test";
 import { scopes as allScopes, type Scope } from "@crm/contracts";
 import { control, newId, regional } from "@crm/db";
-import { and, count, eq, like } from "drizzle-orm";
+import { and, count, eq, like, type SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { generateApiKey, hashApiKey } from "../workers/gateway/src/api-keys";
 
 /**
@@ -12,6 +13,10 @@ import { generateApiKey, hashApiKey } from "../workers/gateway/src/api-keys";
 
 const controlDb = () => drizzle(env.CONTROL_DB);
 export const regionDb = (region: "us" | "eu") => drizzle(region === "eu" ? env.EU_DB : env.US_DB);
+
+/** How many rows of a table a region's database holds (matching `where`), e.g. to see what a cascade left behind. */
+export const countRows = async (region: "us" | "eu", table: SQLiteTable, where?: SQL) =>
+  (await regionDb(region).select({ n: count() }).from(table).where(where))[0]?.n ?? 0;
 
 export interface KeyOptions {
   organizationId: string;
@@ -117,11 +122,9 @@ export async function addConversation(region: "us" | "eu", workspaceId: string, 
 }
 
 /** How many events of a type about a resource (by its id in the payload) the us outbox holds. */
-export async function outboxCount(type: string, resourceId: string): Promise<number> {
-  const { eventOutbox } = regional;
-  const [row] = await regionDb("us")
-    .select({ n: count() })
-    .from(eventOutbox)
-    .where(and(eq(eventOutbox.type, type), like(eventOutbox.payload, `%"id":"${resourceId}"%`)));
-  return row?.n ?? 0;
-}
+export const outboxCount = (type: string, resourceId: string) =>
+  countRows(
+    "us",
+    regional.eventOutbox,
+    and(eq(regional.eventOutbox.type, type), like(regional.eventOutbox.payload, `%"id":"${resourceId}"%`)),
+  );

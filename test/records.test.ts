@@ -5,18 +5,8 @@ import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import { pageSql } from "../workers/api/src/domain/records/query";
 import { recordFields } from "../workers/api/src/domain/records/store";
-import {
-  countInUs,
-  createField,
-  createObjectType,
-  type ErrorBody,
-  expectStatus,
-  type Field,
-  fieldsOf,
-  objectTypesOf,
-  unique,
-} from "./crm";
-import { outboxCount } from "./fixtures";
+import { createField, createObjectType, type ErrorBody, expectStatus, type Field, fieldsOf, objectTypesOf, unique } from "./crm";
+import { countRows, outboxCount } from "./fixtures";
 import { call, cast } from "./stack";
 
 interface RecordBody {
@@ -208,7 +198,7 @@ describe("identity resolution", () => {
     const conflict = await create(people.id, { name: "G. Hopper", email: `  ${email.toUpperCase()} ` }, 409);
     expect(conflict.error.code).toBe("identity_conflict");
     expect(conflict.error.details).toEqual({ matches: [{ recordId: first.id, field: "email", value: email }] });
-    expect(await countInUs(regional.recordValues, eq(regional.recordValues.valueText, email))).toBe(1);
+    expect(await countRows("us", regional.recordValues, eq(regional.recordValues.valueText, email))).toBe(1);
     // Updating another record onto the same identity is refused too; its own value is fine.
     const other = (await create(people.id, { name: "Other" })).record;
     const update = await expectStatus<ErrorBody>(409, `/records/${other.id}`, {
@@ -275,7 +265,7 @@ describe("idempotent creation", () => {
     expect(retry.status).toBe(201);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
     expect(((await retry.json()) as { record: RecordBody }).record).toEqual(first.record);
-    expect(await countInUs(regional.recordValues, eq(regional.recordValues.valueText, fields.email))).toBe(1);
+    expect(await countRows("us", regional.recordValues, eq(regional.recordValues.valueText, fields.email))).toBe(1);
     expect(await outboxCount("record.created", first.record.id)).toBe(1);
   });
 });

@@ -3,11 +3,8 @@ import { control, regional } from "@crm/db";
 import { and, count, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
-import { regionDb } from "./fixtures";
+import { countRows, regionDb } from "./fixtures";
 import { call, cast, demo, seed } from "./stack";
-
-const workspacesWhere = async (region: "us" | "eu", where: ReturnType<typeof eq>) =>
-  (await regionDb(region).select({ n: count() }).from(regional.workspaces).where(where))[0]?.n;
 
 describe("GET /workspaces", () => {
   it("lists the workspaces of alice's organization with her role", async () => {
@@ -30,8 +27,8 @@ describe("GET /workspaces", () => {
     const body = (await response.json()) as { data: { id: string; name: string }[] };
     expect(body.data.map((workspace) => workspace.name)).toEqual(["Operations"]);
     const id = body.data[0]?.id;
-    expect(await workspacesWhere("eu", eq(regional.workspaces.id, id as string))).toBe(1);
-    expect(await workspacesWhere("us", eq(regional.workspaces.organizationId, globex.id))).toBe(0);
+    expect(await countRows("eu", regional.workspaces, eq(regional.workspaces.id, id as string))).toBe(1);
+    expect(await countRows("us", regional.workspaces, eq(regional.workspaces.organizationId, globex.id))).toBe(0);
   });
 });
 
@@ -60,11 +57,7 @@ describe("the demo seed", () => {
       resourceType: "meeting",
       resourceId: expect.stringMatching(/^mtg_/),
     });
-    const [conversations] = await regionDb("us")
-      .select({ n: count() })
-      .from(regional.conversations)
-      .where(eq(regional.conversations.workspaceId, sales.id));
-    expect(conversations?.n).toBe(1);
+    expect(await countRows("us", regional.conversations, eq(regional.conversations.workspaceId, sales.id))).toBe(1);
   });
 
   it("seeds Initech beside Acme in the us database, owned by erin, with records of its own", async () => {
@@ -77,7 +70,7 @@ describe("the demo seed", () => {
       ["Main", "owner", initech.id],
     ]);
     const main = workspaces.data[0]?.id as string;
-    expect(await workspacesWhere("us", eq(regional.workspaces.organizationId, initech.id))).toBe(1);
+    expect(await countRows("us", regional.workspaces, eq(regional.workspaces.organizationId, initech.id))).toBe(1);
     const { objects } = (await (await call(`/crm/objects?workspaceId=${main}`, { key: erin.apiKey })).json()) as {
       objects: { id: string; slug: string }[];
     };
@@ -122,8 +115,8 @@ describe("the demo seed", () => {
   it("is idempotent: seeding again adds no rows and describes the same demo", async () => {
     const first = await demo();
     const rows = async () => ({
-      workspaces: (await regionDb("us").select({ n: count() }).from(regional.workspaces))[0]?.n,
-      records: (await regionDb("us").select({ n: count() }).from(regional.records))[0]?.n,
+      workspaces: await countRows("us", regional.workspaces),
+      records: await countRows("us", regional.records),
       members: (await drizzle(env.CONTROL_DB).select({ n: count() }).from(control.organizationMembers))[0]?.n,
     });
     const before = await rows();
