@@ -35,7 +35,12 @@ export interface RegionVariables {
   requestId: string;
   actor: ActorContext;
   db: Database;
+  /** Signs list cursors (`CURSOR_SECRET`). */
+  cursorSecret: string;
 }
+
+/** What a domain service needs of the request it serves: handlers pass `c.var`. */
+export type ServiceContext = Pick<RegionVariables, "db" | "actor" | "cursorSecret">;
 
 export type AppEnv = { Bindings: RegionEnv; Variables: RegionVariables };
 

@@ -1,7 +1,7 @@
 import { newId, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { createRecordOf } from "../domain/records/write";
-import { createSourceManagedTask } from "../domain/tasks";
+import { createSourceManagedTask } from "../domain/tasks/service";
 import type { Database } from "../env";
 
 /**

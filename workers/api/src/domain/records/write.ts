@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../batch";
 import type { Database } from "../../env";
-import { type EventSource, eventStatement } from "../events";
+import { changedKeys, type EventSource, eventStatement } from "../events";
 import {
   checkReferences,
   identityConflict,
@@ -111,9 +111,7 @@ export async function updateRecordOf(
     [...planned.values()].flat(),
   );
   const record = { ...(before as RecordResponse), fields: { ...before?.fields, ...changed }, updatedAt: now };
-  const changedFields = Object.keys(changed).filter(
-    (slug) => JSON.stringify(changed[slug]) !== JSON.stringify(before?.fields[slug]),
-  );
+  const changedFields = changedKeys(changed, before?.fields ?? {}, record.fields);
   await write(
     db,
     [
