@@ -31,12 +31,20 @@ export interface RegionEnv {
 
 export type Database = DrizzleD1Database;
 
+/** Top-level properties of a response that hold a secret, and what a replay says in their place. */
+export interface ResponseSecrets {
+  properties: string[];
+  notice: string;
+}
+
 export interface RegionVariables {
   requestId: string;
   actor: ActorContext;
   db: Database;
   /** Signs list cursors (`CURSOR_SECRET`). */
   cursorSecret: string;
+  /** Set by a handler whose response shows a secret (see `keepSecretsFromReplay`). */
+  responseSecrets?: ResponseSecrets;
 }
 
 /** What a domain service needs of the request it serves: handlers pass `c.var`. */
