@@ -7,15 +7,16 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 
 const secret = `whsec_${"5e".repeat(32)}`;
 
-/** A webhook row whose secret (and URL) only ever travel as SQL parameters. */
+/** A webhook row whose secret (and description) only ever travel as SQL parameters. */
 function webhookRow(id: string, workspaceId: string) {
   return {
     id,
     workspaceId,
-    url: "https://hooks.example.com/private-receiver",
+    // Null breaks the NOT NULL constraint: a failure the unique-constraint mapping does not answer as 409.
+    url: null as unknown as string,
     eventTypes: ["record.created"],
     objectTypeIds: [],
-    description: null,
+    description: "private-receiver",
     isActive: true,
     disabledReason: null,
     secret,
@@ -35,9 +36,8 @@ describe("unexpected errors are logged without the values they quote", () => {
   it("a failed drizzle query on D1 with a webhook secret as parameter: requestId and route logged, the secret not", async () => {
     const db = drizzle(env.US_DB);
     const id = newId("whk");
-    await db.insert(regional.webhooks).values(webhookRow(id, "ws_logtest"));
     const app = new Hono();
-    // The same insert again breaks the primary key: drizzle's message then lists every parameter.
+    // drizzle's message of the failed insert lists every parameter.
     app.post("/api/v1/webhooks/:webhookId", async (c) => {
       await db.insert(regional.webhooks).values(webhookRow(c.req.param("webhookId"), "ws_logtest"));
       return c.json({});
@@ -68,7 +68,7 @@ describe("unexpected errors are logged without the values they quote", () => {
     // The class, the statement (placeholders only) and the frames stay, so the failure can still be found.
     expect(entry.error.stack).toMatch(/^DrizzleQueryError: Failed query: insert into "webhooks"/);
     expect(entry.error.stack).toMatch(/\n\s+at /);
-    expect(entry.error.cause.stack).toContain("UNIQUE constraint failed: webhooks.id");
+    expect(entry.error.cause.stack).toContain("NOT NULL constraint failed: webhooks.url");
   });
 
   it("D1's own messages lose the values they quote, and so do causes", () => {
