@@ -9,8 +9,9 @@ import { creationOrder, paginate } from "../../pagination";
 import { sanitizedContent } from "../content/description";
 import { changedKeys, eventStatement } from "../events";
 import { objectTypeOfRecord } from "../records/object-type-of";
+import { loadRecord } from "../records/service";
 
-const { notes, records } = regional;
+const { notes } = regional;
 type NoteRow = typeof notes.$inferSelect;
 
 const noteResponse = (row: NoteRow) => ({
@@ -31,7 +32,7 @@ const loadNote = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRol
 
 export async function createNoteOn(context: ServiceContext, recordId: string, input: BodyOf<typeof operations.createNote>) {
   const { db, actor } = context;
-  const record = await loadInWorkspace(db, actor, records, recordId, { what: "Record", role: "member" });
+  const record = await loadRecord(context, recordId, "member");
   const { html, plain } = await sanitizedContent(input.contentHtml, input.contentPlain);
   const now = Date.now();
   const row: NoteRow = {
@@ -123,8 +124,8 @@ export async function listNotesOfRecord(
   recordId: string,
   { limit, cursor }: QueryOf<typeof operations.listNotes>,
 ) {
-  const { db, actor, cursorSecret } = context;
-  await loadInWorkspace(db, actor, records, recordId, { what: "Record" });
+  const { db, cursorSecret } = context;
+  await loadRecord(context, recordId);
   const page = await paginate<NoteRow>(
     {
       scope: `notes:${recordId}`,

@@ -14,7 +14,8 @@ import { insertRecord, softDeleteRecord, writeRecordChanges } from "./write";
 
 const { records, recordValues } = regional;
 
-const loadRecord = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
+/** A live record the actor may reach; tasks and notes load the record they hang on through it too. */
+export const loadRecord = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
   loadInWorkspace(db, actor, records, id, { what: "Record", role });
 
 export async function createRecordIn(context: ServiceContext, objectTypeId: string, fields: Record<string, unknown>) {

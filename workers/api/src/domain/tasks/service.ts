@@ -9,10 +9,11 @@ import { creationOrder, paginate } from "../../pagination";
 import { sanitizedContent } from "../content/description";
 import { changedKeys, eventStatement } from "../events";
 import { objectTypeOfRecord } from "../records/object-type-of";
+import { loadRecord } from "../records/service";
 import { checkAssignees, linkedConversation } from "./links";
 import { type TaskResponse, type TaskRow, taskResponse } from "./response";
 
-const { tasks, records, workspaces } = regional;
+const { tasks, workspaces } = regional;
 
 /** What the source of a source-managed task owns (reference rule 7). */
 const sourceOwned = ["title", "descriptionHtml", "descriptionPlain", "dueAt", "status"] as const;
@@ -32,7 +33,7 @@ export async function createTaskOn(
   input: BodyOf<typeof operations.createTask>,
 ): Promise<TaskResponse> {
   const { db, actor } = context;
-  const record = await loadInWorkspace(db, actor, records, recordId, { what: "Record", role: "member" });
+  const record = await loadRecord(context, recordId, "member");
   const assigneeUserIds = [...new Set(input.assigneeUserIds ?? [])];
   await checkAssignees(db, record.workspaceId, assigneeUserIds);
   const linked = input.conversationId ? [await linkedConversation(db, record.workspaceId, input.conversationId)] : [];
@@ -146,8 +147,8 @@ export async function listTasksOfRecord(
   recordId: string,
   { limit, cursor, status }: QueryOf<typeof operations.listRecordTasks>,
 ) {
-  const { db, actor, cursorSecret } = context;
-  await loadInWorkspace(db, actor, records, recordId, { what: "Record" });
+  const { db, cursorSecret } = context;
+  await loadRecord(context, recordId);
   const page = await paginate<TaskRow>(
     {
       scope: `tasks:${recordId}:${status ?? ""}`,
