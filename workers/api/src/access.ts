@@ -113,12 +113,32 @@ export async function loadInWorkspace<Table extends WorkspaceResourceTable>(
   id: string,
   options: { what: string; role?: WorkspaceRole | undefined },
 ): Promise<Table["$inferSelect"]> {
-  const [row] = await db
+  const [row] = await loadInWorkspaceWith(db, actor, table, id, options, async () => undefined);
+  return row;
+}
+
+/**
+ * `loadInWorkspace`, with more reads of the found row run while its workspace is checked; their
+ * results are returned only once the check passed.
+ */
+export async function loadInWorkspaceWith<Table extends WorkspaceResourceTable, Extra>(
+  db: Database,
+  actor: ActorContext,
+  table: Table,
+  id: string,
+  options: { what: string; role?: WorkspaceRole | undefined },
+  read: (row: Table["$inferSelect"]) => Promise<Extra>,
+): Promise<[Table["$inferSelect"], Extra]> {
+  const [found] = await db
     .select()
     .from(table as SQLiteTable)
     .where(and(eq(table.id, id), table.deletedAt ? isNull(table.deletedAt) : undefined))
     .limit(1);
-  if (!row) throw new ApiError("not_found", `${options.what} not found`);
-  await reachWorkspace(db, actor, (row as { workspaceId: string }).workspaceId, options);
-  return row as Table["$inferSelect"];
+  if (!found) throw new ApiError("not_found", `${options.what} not found`);
+  const row = found as Table["$inferSelect"];
+  const [, extra] = await Promise.all([
+    reachWorkspace(db, actor, (found as { workspaceId: string }).workspaceId, options),
+    read(row),
+  ]);
+  return [row, extra];
 }

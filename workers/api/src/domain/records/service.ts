@@ -1,7 +1,7 @@
 import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
-import { loadInWorkspace } from "../../access";
+import { loadInWorkspace, loadInWorkspaceWith } from "../../access";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { checkScalar } from "../crm/field-types";
@@ -23,10 +23,11 @@ export async function createRecordIn(context: ServiceContext, objectTypeId: stri
   return insertRecord(context.db, context.actor, objectType, fields);
 }
 
-/** One record: once its row is found and reachable, fields and values are read together. */
-export async function readRecord(context: ServiceContext, recordId: string): Promise<RecordResponse> {
-  const record = await loadRecord(context, recordId);
-  const [fields, values] = await Promise.all([recordFields(context.db, record.objectTypeId), valuesOf(context.db, [record.id])]);
+/** One record: once its row is found, its workspace is checked while its fields and values are read. */
+export async function readRecord({ db, actor }: ServiceContext, recordId: string): Promise<RecordResponse> {
+  const [record, [fields, values]] = await loadInWorkspaceWith(db, actor, records, recordId, { what: "Record" }, (row) =>
+    Promise.all([recordFields(db, row.objectTypeId), valuesOf(db, [row.id])]),
+  );
   const [response] = responsesFrom(fields, [record], values);
   return response as RecordResponse;
 }
