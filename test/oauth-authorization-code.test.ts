@@ -390,6 +390,28 @@ describe("the authorization endpoint", () => {
     expect(grantsFinal).toHaveLength(grantsBefore.length + 1);
   });
 
+  it("answers an oversized consent form with a 413 page, granting nothing", async () => {
+    const user = await signedInUser();
+    const registered = await registerPublicClient();
+    const request = await authorizationUrl(registered.client, registered.redirectUri);
+    const page = await gatewayFetch()(request.url, { headers: { cookie: user.cookie } });
+    const { reference, csrfToken } = consentForm(await page.text());
+    const response = await postConsent(user.cookie, {
+      reference,
+      csrf_token: csrfToken,
+      decision: "allow",
+      padding: "x".repeat(20_000),
+    });
+    expect(response.status).toBe(413);
+    expect(response.headers.get("location")).toBeNull();
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    const grants = await db()
+      .select()
+      .from(control.oauthGrants)
+      .where(eq(control.oauthGrants.clientId, registered.client.client_id));
+    expect(grants).toHaveLength(0);
+  });
+
   it("lets a user of several organizations pick one, or none (a token without org)", async () => {
     const user = await signedInUser({ extraOrganizations: 1 });
     const registered = await registerPublicClient();
