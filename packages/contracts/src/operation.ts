@@ -70,9 +70,11 @@ const noQueryParameters = z.object({}).strict();
 const withStrictQuery = <Req extends RouteConfig["request"]>(request: Req | undefined) =>
   ({ query: noQueryParameters, ...request }) as Req;
 
-/** Lists read a `cursor`, so they can answer `invalid_cursor`. */
+const hasCursor = (schema: unknown) => schema instanceof z.ZodObject && "cursor" in schema.shape;
+
+/** Lists read a `cursor` (in the query, or in the body of a query operation), so they can answer `invalid_cursor`. */
 const isPaginated = (request: RouteConfig["request"] | undefined) =>
-  request?.query instanceof z.ZodObject && "cursor" in request.query.shape;
+  hasCursor(request?.query) || Object.values(request?.body?.content ?? {}).some((media) => media !== undefined && "schema" in media && hasCursor(media.schema));
 
 /** Success responses carry the headers every success carries (request id, rate limits, cost). */
 const withSuccessHeaders = <Res extends RouteConfig["responses"]>(responses: Res, write: boolean) =>

@@ -159,7 +159,7 @@ export const recordViewSchema = z
     updatedAt: timestampMs,
     emoji: outputText(64).optional(),
     order: integer(0, 1_000_000),
-    createdBy: idSchema("usr"),
+    createdBy: outputText(73).openapi({ description: "Id of the actor that created it, or `system` for the default views" }),
     kanbanFieldDefinitionId: idSchema("fld").optional(),
     kanbanWinOptionIds: z.array(idSchema("opt")).max(100),
     kanbanLossOptionIds: z.array(idSchema("opt")).max(100),
