@@ -17,7 +17,9 @@ await build({
 });
 const { openApiDocument } = await import(`${process.cwd()}/${outDir}/openapi.mjs`);
 writeFileSync(`${outDir}/openapi.json`, JSON.stringify(openApiDocument("https://api.crm.example"), null, 2));
-execFileSync("redocly", ["lint", `${outDir}/openapi.json`, "--format", "stylish", "--max-problems", "1000"], { stdio: "inherit" });
+execFileSync("redocly", ["lint", `${outDir}/openapi.json`, "--format", "stylish", "--max-problems", "1000"], {
+  stdio: "inherit",
+});
 execFileSync("spectral", ["lint", `${outDir}/openapi.json`, "--ruleset", ".spectral.yaml", "--fail-severity", "error"], {
   stdio: "inherit",
 });

@@ -27,23 +27,24 @@ const document = openApiDocument("http://127.0.0.1:8787") as unknown as {
 };
 
 /** Refs of the document (`#/components/schemas/X`) as refs of a standalone schema (`#/$defs/X`). */
-const standalone = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"#/$defs/'));
+const standalone = (schema: unknown): unknown =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"#/$defs/'));
 const definitions = standalone(document.components.schemas) as Json;
 
 const validators = new Map<string, Validator>();
-function validatorFor(key: string, schema: Json): Validator {
-  let validator = validators.get(key);
+/** Stops at the first error (fast, run on every response); `explain` collects them all for the message. */
+function validatorFor(key: string, schema: Json, explain = false): Validator {
+  const cacheKey = `${key}${explain ? " explain" : ""}`;
+  let validator = validators.get(cacheKey);
   if (!validator) {
-    validator = new Validator({ ...(standalone(schema) as Json), $defs: definitions }, "2020-12", false);
-    validators.set(key, validator);
+    validator = new Validator({ ...(standalone(schema) as Json), $defs: definitions }, "2020-12", !explain);
+    validators.set(cacheKey, validator);
   }
   return validator;
 }
 
 /** Literal segments win over parameters, so `/webhooks/event-types` is not `/webhooks/{webhookId}`. */
-const byFewestParameters = [...catalogue].sort(
-  (a, b) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0),
-);
+const byFewestParameters = [...catalogue].sort((a, b) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0));
 const templates = new Map(
   byFewestParameters.map((operation) => [operation, new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, "[^/]+")}$`)]),
 );
@@ -84,8 +85,12 @@ export async function assertDocumentedResponse(method: string, path: string, res
     const type = response.headers.get("content-type") ?? "";
     if (!type.startsWith("application/json")) problems.push(`content-type ${type}, documented application/json`);
     else {
-      const result = validatorFor(`${operation.operationId} ${status}`, schema).validate(await response.clone().json());
-      for (const error of result.errors) problems.push(`body ${error.instanceLocation}: ${error.error}`);
+      const body = await response.clone().json();
+      const key = `${operation.operationId} ${status}`;
+      if (!validatorFor(key, schema).validate(body).valid) {
+        for (const error of validatorFor(key, schema, true).validate(body).errors)
+          problems.push(`body ${error.instanceLocation}: ${error.error}`);
+      }
     }
   }
   if (problems.length > 0) throw new Error(`${where} does not match the OpenAPI document:\n  ${problems.join("\n  ")}`);

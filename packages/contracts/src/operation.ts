@@ -74,7 +74,10 @@ const hasCursor = (schema: unknown) => schema instanceof z.ZodObject && "cursor"
 
 /** Lists read a `cursor` (in the query, or in the body of a query operation), so they can answer `invalid_cursor`. */
 const isPaginated = (request: RouteConfig["request"] | undefined) =>
-  hasCursor(request?.query) || Object.values(request?.body?.content ?? {}).some((media) => media !== undefined && "schema" in media && hasCursor(media.schema));
+  hasCursor(request?.query) ||
+  Object.values(request?.body?.content ?? {}).some(
+    (media) => media !== undefined && "schema" in media && hasCursor(media.schema),
+  );
 
 /** Success responses carry the headers every success carries (request id, rate limits, cost). */
 const withSuccessHeaders = <Res extends RouteConfig["responses"]>(responses: Res, write: boolean) =>

@@ -52,7 +52,13 @@ const headerRefs = (...names: ResponseHeaderName[]) =>
 
 /** Headers of a success: cost on 2xx only (the gateway charges successes), replay marker on writes. */
 export const successHeaders = (write: boolean) =>
-  headerRefs("X-Request-Id", "RateLimit-Policy", "RateLimit", "X-Token-Cost", ...(write ? (["Idempotent-Replayed"] as const) : []));
+  headerRefs(
+    "X-Request-Id",
+    "RateLimit-Policy",
+    "RateLimit",
+    "X-Token-Cost",
+    ...(write ? (["Idempotent-Replayed"] as const) : []),
+  );
 
 const statusDescriptions: Partial<Record<number, string>> = {
   400: "Invalid request: validation (`details` lists `{ path, message }`), cursor, idempotency key or organization selection",
@@ -82,7 +88,10 @@ const errorBodyWith = (codes: [ErrorCode, ...ErrorCode[]]) =>
       code: z.enum(codes),
       message: z.string().max(2_000),
       requestId: z.string().max(64).openapi({ description: "Quote it to support; equals the X-Request-Id header." }),
-      details: z.unknown().optional().openapi({ description: "Validation problems (`[{ path, message }]`) or what the code describes" }),
+      details: z
+        .unknown()
+        .optional()
+        .openapi({ description: "Validation problems (`[{ path, message }]`) or what the code describes" }),
       retryAfterMs: z
         .number()
         .int()
@@ -127,7 +136,11 @@ export interface ErrorCodeOptions {
 
 /** The error responses of an operation: one per status, its `code` an enum read from `errorStatus`. */
 export function errorResponses({ write, paginated, domainCodes }: ErrorCodeOptions) {
-  const codes = new Set<ErrorCode>([...(write ? writeCodes : readCodes), ...(paginated ? ["invalid_cursor" as const] : []), ...domainCodes]);
+  const codes = new Set<ErrorCode>([
+    ...(write ? writeCodes : readCodes),
+    ...(paginated ? ["invalid_cursor" as const] : []),
+    ...domainCodes,
+  ]);
   const byStatus = new Map<number, [ErrorCode, ...ErrorCode[]]>();
   for (const code of codes) {
     const status = errorStatus[code];

@@ -23,6 +23,7 @@ export function illFormedStringPaths(value: unknown, path: string): string[] {
  * NUL, the other C0 controls (tab, CR and LF included) and DEL: never part of a one-line name,
  * and a NUL or a line break in a title breaks every export, log and header it later lands in.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's purpose
 const noControlCharacters = /^[^\u0000-\u001f\u007f]*$/;
 const controlCharacterMessage = "Control characters (NUL, tab, line breaks, …) are not allowed here";
 
@@ -31,7 +32,6 @@ export const label = (max = 255) => z.string().trim().min(1).max(max).regex(noCo
 
 /** An optional short one-line text such as an emoji or an icon name (may be empty). */
 export const shortLabel = (max = 64) => z.string().max(max).regex(noControlCharacters, controlCharacterMessage);
-
 
 /** A string in a response, bounded as the input that wrote it (names 255, HTML and text bodies 100 000). */
 export const outputText = (max = 255) => z.string().max(max);

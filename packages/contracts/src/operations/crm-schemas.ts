@@ -44,7 +44,10 @@ const slug = z
   .string()
   .max(63)
   .regex(/^[a-z][a-z0-9_]{0,62}$/, "Lowercase letters, digits and underscores, starting with a letter (at most 63)");
-const color = z.string().max(7).regex(/^#[0-9a-fA-F]{6}$/, "A hex color such as #3b82f6");
+const color = z
+  .string()
+  .max(7)
+  .regex(/^#[0-9a-fA-F]{6}$/, "A hex color such as #3b82f6");
 const shortText = shortLabel();
 const slugText = outputText(63);
 
@@ -104,7 +107,10 @@ export const filterConditionSchema = z
   .object({
     fieldDefinitionId: idSchema("fld"),
     operator: z.enum(filterOperators),
-    value: z.unknown().optional().openapi({ description: "Compared value; a list for `in` and `not_in`, absent for `is_empty` and `is_not_empty`" }),
+    value: z
+      .unknown()
+      .optional()
+      .openapi({ description: "Compared value; a list for `in` and `not_in`, absent for `is_empty` and `is_not_empty`" }),
   })
   .strict();
 

@@ -31,10 +31,13 @@ export const taskSchema = z
         }),
       )
       .max(50),
-    source: z.object({ resourceType: outputText(32), resourceId: idSchema("mtg") }).nullable().openapi({
-      description:
-        "Set for source-managed tasks (e.g. meeting action items): title, descriptions, due date and status are read-only, and the task cannot be deleted",
-    }),
+    source: z
+      .object({ resourceType: outputText(32), resourceId: idSchema("mtg") })
+      .nullable()
+      .openapi({
+        description:
+          "Set for source-managed tasks (e.g. meeting action items): title, descriptions, due date and status are read-only, and the task cannot be deleted",
+      }),
     createdBy: outputText(73).openapi({ description: "Id of the actor that created it" }),
   })
   .openapi("Task");

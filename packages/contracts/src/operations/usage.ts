@@ -12,7 +12,10 @@ const isoDate = z
   );
 
 /** A UTC day as answered. */
-const isoDay = z.string().max(10).regex(/^\d{4}-\d{2}-\d{2}$/);
+const isoDay = z
+  .string()
+  .max(10)
+  .regex(/^\d{4}-\d{2}-\d{2}$/);
 const count = integer(0, Number.MAX_SAFE_INTEGER);
 
 export const usageEntrySchema = z

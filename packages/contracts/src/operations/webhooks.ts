@@ -30,9 +30,9 @@ const secretSchema = z
   .regex(/^whsec_[0-9a-f]{64}$/)
   .max(70)
   .openapi({
-  description: "`whsec_` + 64 hex characters; shown on creation and rotation only",
-  example: `whsec_${"0f".repeat(32)}`,
-});
+    description: "`whsec_` + 64 hex characters; shown on creation and rotation only",
+    example: `whsec_${"0f".repeat(32)}`,
+  });
 const webhookParams = z.object({ webhookId: pathId("webhookId", "whk") });
 const webhookResponse = z.object({ webhook: webhookSchema });
 const urlNote =
