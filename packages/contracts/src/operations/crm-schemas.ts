@@ -56,7 +56,7 @@ export const objectTypeSchema = z
     id: idSchema("obj"),
     workspaceId: idSchema("ws"),
     slug: slugText,
-    name: outputText().optional().openapi({ description: "Display name (the plural name)" }),
+    name: outputText().openapi({ description: "Display name (the plural name)" }),
     nameSingular: outputText(),
     namePlural: outputText(),
     icon: outputText(64).optional(),
