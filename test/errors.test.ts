@@ -1,5 +1,8 @@
 import { env } from "cloudflare:test";
 import { actorContextHeader, signActorContext } from "@crm/contracts";
+import { control } from "@crm/db";
+import { eq, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { createKey, createOrganization } from "./fixtures";
 import { baseUrl, call, cast } from "./stack";
@@ -79,8 +82,8 @@ describe("the error envelope from every layer", () => {
     const { organizationId, userId } = await createOrganization();
     const { key, id } = await createKey({ organizationId, ownerId: userId });
     // A corrupted row: the scopes column no longer holds JSON, so reading the key throws.
-    // Raw SQL because drizzle would serialize the value as valid JSON.
-    await env.CONTROL_DB.prepare("update api_keys set scopes = '{not json' where id = ?").bind(id).run();
+    // An SQL literal because drizzle would serialize a value as valid JSON.
+    await drizzle(env.CONTROL_DB).update(control.apiKeys).set({ scopes: sql`'{not json'` }).where(eq(control.apiKeys.id, id));
     const response = await call("/workspaces", { key });
     const error = await expectError(response, 500, "internal_error");
     expect(error.message).toBe("Internal error");

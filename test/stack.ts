@@ -12,7 +12,8 @@ export interface Demo {
     name: string;
     region: "us" | "eu";
     workspaces: { id: string; name: string }[];
-    users: { id: string; name: string; email: string; organizationRole: string; apiKey: string }[];
+    /** Members of the organization; `apiKey` only for those whose home it is (a guest's key is for their own). */
+    users: { id: string; name: string; email: string; organizationRole: string; apiKey?: string }[];
     agent?: { id: string; name: string };
     agentApiKey?: string;
     readOnlyKey?: string;
@@ -48,31 +49,43 @@ export async function call(path: string, init: RequestInit & { key?: string; jso
 
 let seeded: Promise<Demo> | undefined;
 
+/** Runs the demo seed (`POST /__dev/seed`) and returns its description of the demo. */
+export async function seed(): Promise<Demo> {
+  const response = await gateway.fetch("http://127.0.0.1:8787/__dev/seed", { method: "POST" });
+  if (!response.ok) throw new Error(`seed failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Demo;
+}
+
 /** Seeds the demo data once per test file (the seed is idempotent) and returns its description. */
 export function demo(): Promise<Demo> {
-  seeded ??= gateway.fetch("http://127.0.0.1:8787/__dev/seed", { method: "POST" }).then(async (response) => {
-    if (!response.ok) throw new Error(`seed failed: ${response.status} ${await response.text()}`);
-    return (await response.json()) as Demo;
-  });
+  seeded ??= seed();
   return seeded;
 }
 
 /** The demo's people and keys by name, for readable tests. */
 export async function cast() {
   const { organizations } = await demo();
-  const [acme, globex] = organizations as [Demo["organizations"][number], Demo["organizations"][number]];
-  const user = (organization: typeof acme, name: string) => {
-    const found = organization.users.find((candidate) => candidate.email.startsWith(`${name}@`));
-    if (!found) throw new Error(`no demo user ${name}`);
+  const organization = (name: string) => {
+    const found = organizations.find((candidate) => candidate.name === name);
+    if (!found) throw new Error(`no demo organization ${name}`);
     return found;
   };
+  // A user's full-scope key is for their home organization (erin's for Initech, not Globex).
+  const user = (home: Demo["organizations"][number], name: string) => {
+    const found = home.users.find((candidate) => candidate.email.startsWith(`${name}@`));
+    if (!found?.apiKey) throw new Error(`no demo user ${name} with a key in ${home.name}`);
+    return { ...found, apiKey: found.apiKey };
+  };
+  const [acme, globex, initech] = [organization("Acme"), organization("Globex"), organization("Initech")];
   return {
     acme,
     globex,
+    initech,
     alice: user(acme, "alice"),
     bob: user(acme, "bob"),
     carol: user(acme, "carol"),
     dave: user(globex, "dave"),
+    erin: user(initech, "erin"),
     sales: acme.workspaces[0] as { id: string; name: string },
     support: acme.workspaces[1] as { id: string; name: string },
   };

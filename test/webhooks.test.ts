@@ -1,4 +1,6 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { regional } from "@crm/db";
+import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -314,11 +316,19 @@ describe("at-least-once delivery", () => {
       data: { id: "rec_swept" },
     };
     // Committed with its change, never queued: what a crash right after the batch leaves behind.
-    await env.US_DB.prepare(
-      "insert into event_outbox (id, organization_id, workspace_id, object_type_id, type, payload, created_at, queued_at) values (?, 'org', ?, null, 'record.created', ?, ?, null)",
-    )
-      .bind(eventId, salesId, JSON.stringify(event), createdAt)
-      .run();
+    const { eventOutbox } = regional;
+    await drizzle(env.US_DB)
+      .insert(eventOutbox)
+      .values({
+        id: eventId,
+        organizationId: "org",
+        workspaceId: salesId,
+        objectTypeId: null,
+        type: "record.created",
+        payload: JSON.stringify(event),
+        createdAt,
+        queuedAt: null,
+      });
     // The sweeper as the cron runs it a minute later: rows older than 10 s that nobody queued.
     expect(
       await dispatchOutbox(drizzle(env.US_DB), { EVENTS: env.EVENTS_US }, 10_000, createdAt + 60_000),
@@ -328,9 +338,11 @@ describe("at-least-once delivery", () => {
       (items) => items.length >= 1,
     )) as [Received];
     expect((new Webhook(secret).verify(request.body, request.headers) as { id: string }).id).toBe(eventId);
-    expect(
-      await env.US_DB.prepare("select queued_at from event_outbox where id = ?").bind(eventId).first("queued_at"),
-    ).not.toBeNull();
+    const [swept] = await drizzle(env.US_DB)
+      .select({ queuedAt: eventOutbox.queuedAt })
+      .from(eventOutbox)
+      .where(eq(eventOutbox.id, eventId));
+    expect(swept?.queuedAt).not.toBeNull();
   });
 
   it("acknowledges each delivery once recorded, so a crash mid-batch leaves exactly the unfinished ones for redelivery", async () => {
