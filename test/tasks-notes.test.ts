@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createSourceManagedTask } from "../workers/api/src/domain/tasks";
+import { createSourceManagedTask } from "../workers/api/src/domain/tasks/service";
 import { type ErrorBody, expectStatus, objectTypesOf, unique } from "./crm";
 import { addConversation, outboxCount } from "./fixtures";
 import { cast } from "./stack";

@@ -1,5 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { routePath } from "hono/route";
+import { logUnexpectedError } from "./error-log";
 import { ApiError, type ErrorCode, errorBody } from "./errors";
 import { illFormedStringPaths } from "./strings";
 
@@ -55,12 +57,14 @@ export function toApiError(error: unknown): ApiError {
 
 /**
  * The single error hook of both Workers: every failure leaves in the same envelope with the
- * request id of the `X-Request-Id` header. Unexpected errors are logged, never shown.
+ * request id of the `X-Request-Id` header. Unexpected errors are logged without the values they
+ * quote, never shown.
  */
 export function respondWithError(error: unknown, c: Context, requestId: string): Response {
   const apiError = toApiError(error);
   if (apiError.code === "internal_error" && error !== apiError) {
-    console.error(JSON.stringify({ requestId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
+    // The last matched route is the operation's own (`/api/v1/records/:recordId`), not the path with its ids.
+    logUnexpectedError(error, { requestId, route: `${c.req.method} ${routePath(c, -1)}`, code: apiError.code });
   }
   return c.json(errorBody(apiError, requestId), apiError.status, { ...apiError.headers, "x-request-id": requestId });
 }

@@ -1,5 +1,6 @@
 export * from "./actor-context";
 export * from "./catalogue";
+export * from "./error-log";
 export * from "./errors";
 export * from "./events";
 export * from "./http-errors";

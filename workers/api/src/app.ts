@@ -56,6 +56,7 @@ export function createApp() {
     assertRegionEnv(c.env);
     c.set("requestId", c.req.header("x-request-id") ?? newId("req"));
     c.set("db", drizzle(c.env.DB));
+    c.set("cursorSecret", c.env.CURSOR_SECRET);
     await next();
   });
   app.use(

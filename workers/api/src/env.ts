@@ -41,9 +41,14 @@ export interface RegionVariables {
   requestId: string;
   actor: ActorContext;
   db: Database;
+  /** Signs list cursors (`CURSOR_SECRET`). */
+  cursorSecret: string;
   /** Set by a handler whose response shows a secret (see `keepSecretsFromReplay`). */
   responseSecrets?: ResponseSecrets;
 }
+
+/** What a domain service needs of the request it serves: handlers pass `c.var`. */
+export type ServiceContext = Pick<RegionVariables, "db" | "actor" | "cursorSecret">;
 
 export type AppEnv = { Bindings: RegionEnv; Variables: RegionVariables };
 
