@@ -16,10 +16,10 @@ interface Parameter {
 }
 
 const document = openApiDocument("http://127.0.0.1:8787");
-const parametersOf = (operation: Operation) =>
-  ((document.paths?.[operation.path] as Record<string, { parameters?: Parameter[] }>)[operation.method]?.parameters ?? []).filter(
-    (parameter) => parameter.in === "query",
-  );
+const parametersOf = (operation: Operation) => {
+  const pathItem = (document.paths?.[operation.path] ?? {}) as Record<string, { parameters?: Parameter[] }>;
+  return (pathItem[operation.method]?.parameters ?? []).filter((parameter) => parameter.in === "query");
+};
 
 /** The operation's path with a well-formed placeholder id for each path parameter. */
 const pathOf = (operation: Operation) => operation.path.replace(/\{[^}]+\}/g, "zz_0000000000");
