@@ -6,8 +6,9 @@ import { call, cast } from "./stack";
 
 /**
  * Strings as they enter: a lone UTF-16 surrogate is refused wherever a string comes in (a UTF-8
- * store cannot hold one, so it would read back as U+FFFD), and names, titles, labels and slugs
- * refuse control characters, while text bodies keep their tabs and line breaks.
+ * store cannot hold one, so it would read back as U+FFFD), and so is a body whose bytes are not
+ * UTF-8; names, titles, labels and slugs refuse control characters, while text bodies keep their
+ * tabs and line breaks.
  */
 
 interface ErrorBody {
@@ -101,6 +102,23 @@ describe("strings in names, titles, labels and slugs", () => {
       expect(response.status).toBe(400);
       const { error } = (await response.json()) as ErrorBody;
       expect(error.details?.map((detail) => detail.message)).toContain("Not well-formed Unicode (a lone UTF-16 surrogate)");
+    }
+  });
+
+  it("refuses a body whose bytes are not UTF-8 instead of reading U+FFFD into it", async () => {
+    const encoder = new TextEncoder();
+    // A CESU-8 encoded lone surrogate, and a byte that never occurs in UTF-8.
+    for (const bytes of [[0xed, 0xa0, 0xbd], [0xff]]) {
+      const body = new Uint8Array([...encoder.encode('{"title":"Call '), ...bytes, ...encoder.encode('"}')]);
+      const response = await call(`/records/${recordId}/notes`, {
+        method: "POST",
+        key,
+        body,
+        headers: { "content-type": "application/json" },
+      });
+      expect(response.status).toBe(400);
+      const { error } = (await response.json()) as ErrorBody;
+      expect(error.details).toEqual([{ path: "body", message: "Not valid UTF-8" }]);
     }
   });
 

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { ApiError } from "./errors";
 
 /**
  * Strings as they enter the API. JSON can carry a lone UTF-16 surrogate (`"\ud800"`), which no
@@ -17,6 +18,22 @@ export function illFormedStringPaths(value: unknown, path: string): string[] {
     ]);
   }
   return [];
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/**
+ * JSON travels as UTF-8 (RFC 8259). Bytes that are not UTF-8 (a CESU-8 surrogate, a stray 0xFF)
+ * would otherwise decode to U+FFFD without a word: the body is refused before anything reads it.
+ */
+export function assertUtf8Body(bytes: ArrayBuffer): void {
+  try {
+    strictUtf8.decode(bytes);
+  } catch {
+    throw new ApiError("invalid_request", "The request is not valid; see details.", [
+      { path: "body", message: "Not valid UTF-8" },
+    ]);
+  }
 }
 
 /**
