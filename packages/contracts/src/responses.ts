@@ -61,8 +61,8 @@ export const successHeaders = (write: boolean) =>
   );
 
 const statusDescriptions: Partial<Record<number, string>> = {
-  400: "Invalid request: validation (`details` lists `{ path, message }`), cursor, idempotency key or organization selection",
-  401: "Token missing (`unauthorized`) or malformed, unknown, expired or revoked (`invalid_token`)",
+  400: "The request cannot be accepted; validation problems are listed in `details` as `{ path, message }`",
+  401: "No token, or one that is malformed, unknown, expired or revoked",
   403: "Missing scope, workspace outside the credential's reach, or a role that does not allow the action",
   404: "Unknown id, or an id of another organization",
   409: "Conflict with the current state, or the same `Idempotency-Key` still in flight",
@@ -152,7 +152,7 @@ export function errorResponses({ write, paginated, domainCodes }: ErrorCodeOptio
     [...byStatus].map(([status, statusCodes]) => [
       status,
       {
-        description: statusDescriptions[status] ?? statusCodes.join(", "),
+        description: `${statusDescriptions[status] ?? "Error"}. Codes: ${statusCodes.map((code) => `\`${code}\``).join(", ")}.`,
         headers: headersForStatus(status),
         content: { "application/json": { schema: errorBodyWith(statusCodes) } },
       },
