@@ -32,10 +32,10 @@ const gateway = (exports as unknown as { default: Fetcher }).default;
 export async function call(path: string, init: RequestInit & { key?: string; json?: unknown } = {}): Promise<Response> {
   const { key, json, ...rest } = init;
   const headers = new Headers(rest.headers);
-  // Each call from its own client IP unless a test picks one: the per-IP window of failed
-  // authentications (60 a minute) would otherwise couple unrelated tests.
+  // Each call from its own client (an IPv6 /64 of its own) unless a test picks one: the per-client
+  // window of failed authentications (60 a minute) would otherwise couple unrelated tests.
   if (!headers.has("cf-connecting-ip"))
-    headers.set("cf-connecting-ip", `2001:db8::${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}`);
+    headers.set("cf-connecting-ip", `2001:db8:${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}::1`);
   if (key) headers.set("authorization", `Bearer ${key}`);
   if (json !== undefined) headers.set("content-type", "application/json");
   const response = await gateway.fetch(`${baseUrl}${path}`, {

@@ -24,12 +24,38 @@ type Method = "get" | "post" | "put" | "patch" | "delete";
 
 type Server = "region" | "gateway";
 
+/**
+ * How the caller of an operation is identified, which the gateway's pipeline branches on:
+ * `bearer` — an API key (later also an OAuth access token), authenticated, scoped and charged;
+ * `none` — public, no credential, limited per client IP;
+ * `signature` — a signed inbound request (webhooks of providers), verified by the route itself.
+ */
+export type AuthKind = "bearer" | "none" | "signature";
+
+/** The MCP tool annotations of an operation (MCP specification, `ToolAnnotations`). */
+export interface McpHints {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+}
+
+/** Hints that follow from the HTTP method: reads are read-only, deletes destructive, PUT and DELETE idempotent. */
+function methodHints(method: Method): Omit<McpHints, "title"> {
+  return {
+    readOnlyHint: method === "get",
+    destructiveHint: method === "delete",
+    idempotentHint: method === "get" || method === "put" || method === "delete",
+  };
+}
+
 interface OperationSpec<
   M extends Method,
   P extends string,
   Req extends RouteConfig["request"],
   Res extends RouteConfig["responses"],
   S extends Server,
+  A extends AuthKind,
 > {
   operationId: string;
   tag: Tag;
@@ -38,8 +64,12 @@ interface OperationSpec<
   /** Scope both security schemes require; null when none is needed. */
   scope: Scope | null;
   costUnits: number;
+  /** How the caller is identified; `bearer` unless said otherwise. */
+  auth?: A;
   /** Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). */
   mcpTool: string;
+  /** Where the tool's hints differ from what the method implies (a POST that only reads, say); the title defaults to the summary. */
+  mcpHints?: Partial<McpHints>;
   /**
    * Where the handler runs: the organization's regional Worker (default), or the gateway itself
    * for operations on control-plane data (usage ledger, API keys) that lives only there.
@@ -106,7 +136,14 @@ export function defineOperation<
   const Req extends RouteConfig["request"],
   const Res extends RouteConfig["responses"],
   const S extends Server = "region",
->(spec: OperationSpec<M, P, Req, Res, S>) {
+  const A extends AuthKind = "bearer",
+>(spec: OperationSpec<M, P, Req, Res, S, A>) {
+  const auth = (spec.auth ?? "bearer") as A;
+  // Without a bearer credential there is no organization, hence no region, to send the request to.
+  if (auth !== "bearer" && spec.servedBy !== "gateway") {
+    throw new Error(`${spec.operationId}: an operation with auth "${auth}" must be served by the gateway`);
+  }
+  const mcpHints: McpHints = { title: spec.summary, ...methodHints(spec.method), ...spec.mcpHints };
   const route = createRoute<P, OperationRoute<M, P, Req, Res>>({
     method: spec.method,
     path: spec.path,
@@ -114,16 +151,22 @@ export function defineOperation<
     tags: [spec.tag],
     summary: spec.summary,
     description: spec.description,
-    security: [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }],
+    security: auth === "bearer" ? [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }] : [],
     ...(spec.method === "get" ? {} : { parameters: [idempotencyKeyParameter] }),
     request: withStrictQuery(spec.request),
     responses: {
-      ...errorResponses({ write: spec.method !== "get", paginated: isPaginated(spec.request), domainCodes: spec.errors ?? [] }),
+      ...errorResponses({
+        write: spec.method !== "get",
+        authenticated: auth === "bearer",
+        paginated: isPaginated(spec.request),
+        domainCodes: spec.errors ?? [],
+      }),
       ...withSuccessHeaders(spec.responses, spec.method !== "get"),
     },
     "x-scope": spec.scope,
     "x-token-cost": spec.costUnits / 100,
     "x-mcp-tool": spec.mcpTool,
+    "x-mcp-hints": mcpHints,
   });
   return {
     operationId: spec.operationId,
@@ -132,7 +175,9 @@ export function defineOperation<
     tag: spec.tag,
     scope: spec.scope,
     costUnits: spec.costUnits,
+    auth,
     mcpTool: spec.mcpTool,
+    mcpHints,
     servedBy: (spec.servedBy ?? "region") as S,
     route,
   };

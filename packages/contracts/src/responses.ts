@@ -126,8 +126,19 @@ const writeCodes: ErrorCode[] = [
   "idempotency_key_reused",
 ];
 
+/** Codes only an operation that takes a bearer credential can answer. */
+const credentialCodes: ErrorCode[] = [
+  "unauthorized",
+  "invalid_token",
+  "insufficient_scope",
+  "organization_required",
+  "organization_mismatch",
+];
+
 export interface ErrorCodeOptions {
   write: boolean;
+  /** Takes a bearer credential (`auth: "bearer"`), so it can answer 401 and scope errors. */
+  authenticated: boolean;
   /** Lists take a cursor, so they can answer `invalid_cursor`. */
   paginated: boolean;
   /** Codes of this operation's domain (`identity_conflict`, `system_resource`, …). */
@@ -135,12 +146,13 @@ export interface ErrorCodeOptions {
 }
 
 /** The error responses of an operation: one per status, its `code` an enum read from `errorStatus`. */
-export function errorResponses({ write, paginated, domainCodes }: ErrorCodeOptions) {
+export function errorResponses({ write, authenticated, paginated, domainCodes }: ErrorCodeOptions) {
   const codes = new Set<ErrorCode>([
     ...(write ? writeCodes : readCodes),
     ...(paginated ? ["invalid_cursor" as const] : []),
     ...domainCodes,
   ]);
+  if (!authenticated) for (const code of credentialCodes) codes.delete(code);
   const byStatus = new Map<number, [ErrorCode, ...ErrorCode[]]>();
   for (const code of codes) {
     const status = errorStatus[code];

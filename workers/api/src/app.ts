@@ -3,6 +3,7 @@ import {
   actorContextHeader,
   assertUtf8Body,
   catalogue,
+  type Operation,
   respondWithError,
   validationHook,
   verifyActorContext,
@@ -21,16 +22,23 @@ import { seedRoutes } from "./seed/route";
 const maxBodyBytes = 1024 * 1024;
 
 /**
- * Only requests that came through the gateway are served: the signed actor context must verify,
- * be fresh, and name the operation being served (no replay of a context against another route).
+ * Only requests that came through the gateway are served: the signed actor context must verify
+ * with this region's own secret, be fresh, and have been issued for this very request — this
+ * region, this operation, method and path template, this path and query — so that no context
+ * serves another request, another route or another region.
  */
 const gatewayContext =
-  (operationId: string): MiddlewareHandler<AppEnv> =>
+  (operation: Operation): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    const actor = await verifyActorContext(c.req.header(actorContextHeader), c.env.GATEWAY_CONTEXT_SECRET);
-    if (!actor || actor.operationId !== operationId) {
-      throw new ApiError("unauthorized", "Requests must come through the API gateway");
-    }
+    const url = new URL(c.req.url);
+    const actor = await verifyActorContext(c.req.header(actorContextHeader), c.env.GATEWAY_CONTEXT_SECRET, {
+      region: c.env.REGION,
+      operationId: operation.operationId,
+      method: c.req.method,
+      path: operation.path,
+      target: `${url.pathname}${url.search}`,
+    });
+    if (!actor) throw new ApiError("unauthorized", "Requests must come through the API gateway");
     c.set("actor", actor);
     c.set("requestId", actor.requestId);
     await next();
@@ -80,7 +88,7 @@ export function createApp() {
   for (const operation of catalogue) {
     if (operation.servedBy !== "region") continue;
     const handler = handlers[operation.operationId as keyof typeof handlers];
-    const middleware = [gatewayContext(operation.operationId), jsonOnly, idempotency, sendEvents];
+    const middleware = [gatewayContext(operation), jsonOnly, idempotency, sendEvents];
     // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
     api.openapi({ ...operation.route, middleware }, handler as never);
   }

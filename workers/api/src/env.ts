@@ -7,7 +7,7 @@ import type { DeliveryMessage, EventMessage } from "./domain/webhooks/messages";
 export interface RegionEnv {
   REGION: "us" | "eu";
   DB: D1Database;
-  /** Shared with the gateway: verifies the signed actor context. */
+  /** This region's own context secret (the gateway holds one per region): verifies the signed actor context. */
   GATEWAY_CONTEXT_SECRET: string;
   /** Protects pagination cursors against tampering. */
   CURSOR_SECRET: string;

@@ -125,6 +125,8 @@ export const reorderFields = defineOperation({
   scope: "crm:metadata:write",
   costUnits: costUnits.write,
   mcpTool: "crm_fields_reorder",
+  // Setting the same order twice leaves the same order.
+  mcpHints: { idempotentHint: true },
   method: "post",
   path: "/crm/objects/{objectTypeId}/fields/reorder",
   request: {

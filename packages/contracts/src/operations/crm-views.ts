@@ -126,6 +126,8 @@ export const reorderViews = defineOperation({
   scope: "crm:metadata:write",
   costUnits: costUnits.write,
   mcpTool: "crm_views_reorder",
+  // Setting the same order twice leaves the same order.
+  mcpHints: { idempotentHint: true },
   method: "post",
   path: "/crm/objects/{objectTypeId}/views/reorder",
   request: {

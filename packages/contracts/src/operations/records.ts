@@ -153,6 +153,8 @@ export const queryRecords = defineOperation({
   scope: "crm:records:read",
   costUnits: costUnits.read,
   mcpTool: "records_query",
+  // A POST only because the filter is a body: it reads and changes nothing.
+  mcpHints: { readOnlyHint: true, idempotentHint: true },
   method: "post",
   path: "/records/query",
   request: {

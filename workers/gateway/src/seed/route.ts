@@ -2,7 +2,7 @@ import { ApiError, signToken } from "@crm/contracts";
 import { control } from "@crm/db";
 import type { BatchItem } from "drizzle-orm/batch";
 import { Hono } from "hono";
-import type { GatewayAppEnv } from "../env";
+import { contextSecret, type GatewayAppEnv } from "../env";
 import { demoApiKey, demoId, demoKeys, demoOrganizations, demoUser } from "./demo";
 
 /** Fixed times keep the seed byte-identical on every run. */
@@ -16,7 +16,8 @@ const expiredAt = Date.UTC(2026, 1, 1);
  */
 export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
   if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
-  const secret = c.env.GATEWAY_CONTEXT_SECRET;
+  // Demo ids and keys derive from a local secret that stays put between runs; the us context secret is one.
+  const secret = contextSecret(c.env, "us");
   const db = c.var.controlDb;
   const statements: BatchItem<"sqlite">[] = [];
   // A guest's membership names a user that an organization later in the list creates.
@@ -119,7 +120,7 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
   for (const { organization, region, regionSeed } of organizations) {
     const response = await region.fetch(`https://api.${organization.region}.internal/__dev/seed`, {
       method: "POST",
-      body: await signToken(regionSeed, secret),
+      body: await signToken(regionSeed, contextSecret(c.env, organization.region)),
     });
     if (!response.ok)
       throw new Error(`Seeding region ${organization.region} failed with ${response.status}: ${await response.text()}`);
