@@ -41,6 +41,7 @@ describe("the catalogue's auth kind and MCP hints", () => {
       operationId: "publicThing",
       tag: "Usage",
       summary: "A public operation",
+      description: "An operation without a credential, for the test.",
       scope: null,
       costUnits: costUnits.free,
       mcpTool: "public_thing",

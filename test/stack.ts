@@ -1,4 +1,5 @@
 import { exports } from "cloudflare:workers";
+import { assertDocumentedResponse } from "./response-contract";
 
 /** Test helpers: requests to the gateway under test, and the demo seed of DESIGN.md section 13. */
 
@@ -23,7 +24,12 @@ export interface Demo {
 
 const gateway = (exports as unknown as { default: Fetcher }).default;
 
-export function call(path: string, init: RequestInit & { key?: string; json?: unknown } = {}): Promise<Response> {
+/**
+ * A request to the gateway, as a client sends it. The response is checked against the OpenAPI
+ * document (test/response-contract.ts) before the test sees it: an undocumented status, body or
+ * header fails the test.
+ */
+export async function call(path: string, init: RequestInit & { key?: string; json?: unknown } = {}): Promise<Response> {
   const { key, json, ...rest } = init;
   const headers = new Headers(rest.headers);
   // Each call from its own client (an IPv6 /64 of its own) unless a test picks one: the per-client
@@ -32,7 +38,13 @@ export function call(path: string, init: RequestInit & { key?: string; json?: un
     headers.set("cf-connecting-ip", `2001:db8:${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}::1`);
   if (key) headers.set("authorization", `Bearer ${key}`);
   if (json !== undefined) headers.set("content-type", "application/json");
-  return gateway.fetch(`${baseUrl}${path}`, { ...rest, headers, ...(json === undefined ? {} : { body: JSON.stringify(json) }) });
+  const response = await gateway.fetch(`${baseUrl}${path}`, {
+    ...rest,
+    headers,
+    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+  });
+  await assertDocumentedResponse(rest.method ?? "GET", path, response);
+  return response;
 }
 
 let seeded: Promise<Demo> | undefined;

@@ -19,3 +19,4 @@ export * from "./operations/webhooks";
 export * from "./operations/workspaces";
 export * from "./pagination";
 export * from "./scopes";
+export * from "./strings";

@@ -1,5 +1,6 @@
-import { createRoute, type RouteConfig, type z } from "@hono/zod-openapi";
-import { errorBodySchema } from "./errors";
+import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import type { ErrorCode } from "./errors";
+import { errorResponses, successHeaders } from "./responses";
 import type { Scope } from "./scopes";
 
 /** Operation groups of the reference (plus Usage), as they appear in the OpenAPI document. */
@@ -59,7 +60,7 @@ interface OperationSpec<
   operationId: string;
   tag: Tag;
   summary: string;
-  description?: string;
+  description: string;
   /** Scope both security schemes require; null when none is needed. */
   scope: Scope | null;
   costUnits: number;
@@ -79,30 +80,8 @@ interface OperationSpec<
   path: P;
   request?: Req;
   responses: Res;
-}
-
-const errorResponse = (description: string) => ({
-  description,
-  content: { "application/json": { schema: errorBodySchema } },
-});
-
-/** The failures every operation can answer with, so each route's OpenAPI entry lists them. */
-function standardErrors(method: Method) {
-  const errors: RouteConfig["responses"] = {
-    400: errorResponse("Invalid request: validation `details`, `invalid_cursor`, organization selection"),
-    401: errorResponse("Token missing (`unauthorized`) or malformed, unknown, expired or revoked (`invalid_token`)"),
-    403: errorResponse("Missing scope (`insufficient_scope`), workspace outside the credential's reach, or role"),
-    404: errorResponse("Unknown id, or an id of another organization"),
-    429: errorResponse("Rate limit exceeded (`rate_limited`); see `Retry-After` and `retryAfterMs`"),
-    500: errorResponse("Internal error; quote `requestId` to support"),
-  };
-  if (method !== "get") {
-    errors[409] = errorResponse("Conflict, or the same `Idempotency-Key` is still in flight");
-    errors[413] = errorResponse("Body larger than 1 MiB");
-    errors[415] = errorResponse("Body is not `application/json`");
-    errors[422] = errorResponse("`Idempotency-Key` reused with a different request");
-  }
-  return errors;
+  /** Error codes of this operation's domain beyond those every read or write can answer (e.g. `system_resource`). */
+  errors?: readonly ErrorCode[];
 }
 
 /** Documented on every write; read and checked by the idempotency middleware, not by zod. */
@@ -113,6 +92,28 @@ const idempotencyKeyParameter = {
   description: "1 to 200 characters, bare or quoted. Retrying with the same key replays the first result for 24 hours.",
   schema: { type: "string" as const, minLength: 1, maxLength: 200 },
 };
+
+/** An operation without query parameters still refuses unknown ones (400), like every list does. */
+const noQueryParameters = z.object({}).strict();
+
+/** The request of an operation, with a strict empty query schema when it declares none. */
+const withStrictQuery = <Req extends RouteConfig["request"]>(request: Req | undefined) =>
+  ({ query: noQueryParameters, ...request }) as Req;
+
+const hasCursor = (schema: unknown) => schema instanceof z.ZodObject && "cursor" in schema.shape;
+
+/** Lists read a `cursor` (in the query, or in the body of a query operation), so they can answer `invalid_cursor`. */
+const isPaginated = (request: RouteConfig["request"] | undefined) =>
+  hasCursor(request?.query) ||
+  Object.values(request?.body?.content ?? {}).some(
+    (media) => media !== undefined && "schema" in media && hasCursor(media.schema),
+  );
+
+/** Success responses carry the headers every success carries (request id, rate limits, cost). */
+const withSuccessHeaders = <Res extends RouteConfig["responses"]>(responses: Res, write: boolean) =>
+  Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [status, { ...response, headers: successHeaders(write) }]),
+  ) as Res;
 
 /** The zod-openapi route of an operation, keeping the literal method, path and schemas for typed handlers. */
 type OperationRoute<M extends Method, P extends string, Req, Res> = Omit<
@@ -149,11 +150,19 @@ export function defineOperation<
     operationId: spec.operationId,
     tags: [spec.tag],
     summary: spec.summary,
-    ...(spec.description ? { description: spec.description } : {}),
+    description: spec.description,
     security: auth === "bearer" ? [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }] : [],
     ...(spec.method === "get" ? {} : { parameters: [idempotencyKeyParameter] }),
-    request: spec.request as Req,
-    responses: { ...standardErrors(spec.method), ...spec.responses },
+    request: withStrictQuery(spec.request),
+    responses: {
+      ...errorResponses({
+        write: spec.method !== "get",
+        authenticated: auth === "bearer",
+        paginated: isPaginated(spec.request),
+        domainCodes: spec.errors ?? [],
+      }),
+      ...withSuccessHeaders(spec.responses, spec.method !== "get"),
+    },
     "x-scope": spec.scope,
     "x-token-cost": spec.costUnits / 100,
     "x-mcp-tool": spec.mcpTool,

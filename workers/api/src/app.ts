@@ -1,6 +1,7 @@
 import {
   ApiError,
   actorContextHeader,
+  assertUtf8Body,
   catalogue,
   type Operation,
   respondWithError,
@@ -43,7 +44,7 @@ const gatewayContext =
     await next();
   };
 
-/** JSON routes take JSON: a body of another media type is 415, before validation reads it. */
+/** JSON routes take JSON: a body of another media type is 415, one that is not UTF-8 400, before validation reads it. */
 const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   const hasBody = c.req.header("content-length") !== undefined && c.req.header("content-length") !== "0";
   const chunked = c.req.header("transfer-encoding") !== undefined;
@@ -51,6 +52,7 @@ const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if ((hasBody || chunked) && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
     throw new ApiError("unsupported_media_type", "Send the request body as application/json");
   }
+  if (hasBody || chunked) assertUtf8Body(await c.req.arrayBuffer());
   await next();
 };
 

@@ -16,6 +16,7 @@ const withoutCredential = (auth: "none" | "signature") =>
     operationId: `test_${auth}`,
     tag: "Usage",
     summary: `An operation with auth ${auth}`,
+    description: "Defined by this test only.",
     scope: null,
     costUnits: costUnits.free,
     mcpTool: `test_${auth}`,
