@@ -125,6 +125,14 @@ describe("the token endpoint", () => {
     expect(await oversized.json()).toMatchObject({ error: "invalid_request" });
   });
 
+  it("answers other methods than POST with 405 and Allow", async () => {
+    for (const path of ["/oauth/token", "/oauth/register", "/oauth/revoke"]) {
+      const response = await gatewayFetch()(`${origin}${path}`);
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe("POST");
+    }
+  });
+
   it("limits each client address to 60 requests a minute", async () => {
     const address = clientAddress();
     const statuses: number[] = [];

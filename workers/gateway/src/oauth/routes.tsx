@@ -104,6 +104,13 @@ export const oauthRoutes = new Hono<GatewayAppEnv>()
     c.json(await publishedSigningKeys(c.var.controlDb), 200, { "cache-control": "public, max-age=60" }),
   );
 
+// The form endpoints take POST only; another method is told so (405 with Allow), not "no such route".
+for (const path of ["/oauth/token", "/oauth/register", "/oauth/revoke"]) {
+  oauthRoutes.on(["GET", "HEAD", "PUT", "PATCH", "DELETE"], path, (c) => {
+    throw new ApiError("method_not_allowed", `${c.req.method} is not allowed here; use POST`, undefined, { allow: "POST" });
+  });
+}
+
 /** `POST /__dev/oauth/rotate-signing-key`: rotates the signing key now (local stack and tests; DEV_TOOLS only). */
 export const oauthDevRoutes = new Hono<GatewayAppEnv>().post("/rotate-signing-key", async (c) => {
   if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
