@@ -22,7 +22,7 @@ import { consoleSignInPath, mcpResource } from "./resources";
 const { oauthAuthorizationCodes, oauthGrants, organizationMembers, organizations, users } = control;
 
 /** Authorization codes are single use and live 60 s. */
-export const authorizationCodeLifetimeMs = 60_000;
+const authorizationCodeLifetimeMs = 60_000;
 
 /** Pages of the authorization server are never cached, framed (clickjacking of Allow) or given scripts. */
 export const pageHeaders = {

@@ -9,7 +9,7 @@ const { oauthGrants } = control;
 export type OAuthGrant = typeof oauthGrants.$inferSelect;
 
 /** Refresh tokens live 30 days from their issue; every use rotates them. */
-export const refreshTokenLifetimeMs = 30 * 24 * 60 * 60 * 1000;
+const refreshTokenLifetimeMs = 30 * 24 * 60 * 60 * 1000;
 
 /** What issuing tokens needs: the control D1, the identity secret, the issuer origin and the time. */
 export interface TokenIssuer {

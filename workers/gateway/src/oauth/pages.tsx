@@ -37,7 +37,7 @@ export function AuthorizationErrorPage(props: { title: string; description: stri
   );
 }
 
-export interface ConsentPageProps {
+interface ConsentPageProps {
   clientName: string;
   /** Dynamically registered clients name themselves: say so. */
   selfRegistered: boolean;

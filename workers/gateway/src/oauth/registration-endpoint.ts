@@ -25,7 +25,7 @@ const registrationRequest = z.looseObject({
 const maxRegistrationBytes = 16 * 1024;
 
 /** The registered client as RFC 7591 section 3.2.1 returns it (no secret: it is public). */
-export function clientInformation(client: OAuthClient) {
+function clientInformation(client: OAuthClient) {
   return {
     client_id: client.id,
     client_id_issued_at: Math.floor(client.createdAt / 1000),
