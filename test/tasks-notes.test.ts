@@ -85,8 +85,8 @@ describe("tasks", () => {
       title: "Send the proposal",
       status: "todo",
       descriptionHtml:
-        '<p>Include <b>pricing</b> &amp; terms</p><a>x</a><a href="https://example.com" target="_blank" rel="noopener noreferrer">site</a><div>styled</div>',
-      descriptionPlain: "Include pricing & terms\nxsite\nstyled",
+        '<p>Include <b>pricing</b> &amp; terms</p><a>x</a><a href="https://example.com" target="_blank" rel="noopener noreferrer nofollow">site</a><div>styled</div>',
+      descriptionPlain: "Include pricing & terms\n\nxsite\nstyled",
       dueAt: 1767571200000,
       assigneeUserIds: [bob.id, alice.id],
       linkedResources: [
@@ -188,7 +188,7 @@ describe("tasks", () => {
       status: "in_progress",
       dueAt: null,
       descriptionHtml: "<h1>Plan</h1><p>Step <i>one</i></p>",
-      descriptionPlain: "Plan\nStep one",
+      descriptionPlain: "Plan\n\nStep one",
     });
     await expectStatus(400, `/tasks/${task.id}`, { method: "PATCH", key, json: { recordId } });
     await expectStatus(400, `/tasks/${task.id}`, { method: "PATCH", key, json: { status: "waiting" } });
@@ -253,7 +253,7 @@ describe("notes", () => {
       recordId: record,
       title: "Call summary",
       contentHtml: "<p>Wants a <em>demo</em></p><a>bad</a>",
-      contentPlain: "Wants a demo\nbad",
+      contentPlain: "Wants a demo\n\nbad",
     });
     expect(note).not.toHaveProperty("meetingId");
     expect((await expectStatus<{ note: Note }>(200, `/notes/${note.id}`, { key })).note).toEqual(note);
@@ -277,5 +277,41 @@ describe("notes", () => {
     await expectStatus(404, `/notes/${note.id}`, { key });
     for (const type of ["note.created", "note.updated", "note.deleted"]) expect(await outboxCount(type, note.id)).toBe(1);
     await expectStatus(400, `/records/${record}/notes`, { method: "POST", key, json: { contentHtml: "<p>no title</p>" } });
+  });
+});
+
+describe("stored HTML", () => {
+  // Both were stored as live script by the HTMLRewriter sanitizer, which read `<xmp>` and
+  // `<noembed>` as text and then unwrapped them (issue 11).
+  const xmp = "<b><xmp></b><script>alert(1)</script></xmp>";
+  const noembed = "<p>Hi</p><noembed><img src=x onerror=alert(1)></noembed>";
+
+  it("of tasks turns the <xmp> and <noembed> tricks into harmless markup, on create and update", async () => {
+    const { task } = await createTask({ title: "Raw text", descriptionHtml: xmp });
+    expect(task).toMatchObject({ descriptionHtml: "<b></b>", descriptionPlain: "" });
+    const updated = await expectStatus<{ task: Task }>(200, `/tasks/${task.id}`, {
+      method: "PATCH",
+      key,
+      json: { descriptionHtml: noembed },
+    });
+    expect(updated.task).toMatchObject({ descriptionHtml: "<p>Hi</p>", descriptionPlain: "Hi" });
+    expect((await expectStatus<{ task: Task }>(200, `/tasks/${task.id}`, { key })).task.descriptionHtml).toBe("<p>Hi</p>");
+  });
+
+  it("of notes turns the <xmp> and <noembed> tricks into harmless markup, on create and update", async () => {
+    const record = await newRecord();
+    const { note } = await expectStatus<{ note: Note }>(201, `/records/${record}/notes`, {
+      method: "POST",
+      key,
+      json: { title: "Raw text", contentHtml: noembed },
+    });
+    expect(note).toMatchObject({ contentHtml: "<p>Hi</p>", contentPlain: "Hi" });
+    const updated = await expectStatus<{ note: Note }>(200, `/notes/${note.id}`, {
+      method: "PATCH",
+      key,
+      json: { contentHtml: `<p>Call</p>${xmp}` },
+    });
+    expect(updated.note).toMatchObject({ contentHtml: "<p>Call</p><b></b>", contentPlain: "Call" });
+    expect((await expectStatus<{ note: Note }>(200, `/notes/${note.id}`, { key })).note.contentHtml).toBe("<p>Call</p><b></b>");
   });
 });

@@ -41,9 +41,9 @@ export async function loadTask(db: Database, actor: Actor, id: string, role?: Wo
 }
 
 /** Sanitized HTML and its plain text (derived unless given). */
-export async function description(html: string | undefined, plain: string | undefined) {
-  const safe = html === undefined ? "" : await sanitizeHtml(html);
-  return { html: safe, plain: plain ?? (await plainTextOf(safe)) };
+export function description(html: string | undefined, plain: string | undefined) {
+  const safe = html === undefined ? "" : sanitizeHtml(html);
+  return { html: safe, plain: plain ?? plainTextOf(safe) };
 }
 
 /** Assignees must be members of the workspace. */
@@ -96,7 +96,7 @@ export interface SourceManagedTask {
  * belong to the source (409 `source_managed_task` on change or delete); assignees stay editable.
  */
 export async function createSourceManagedTask(db: Database, input: SourceManagedTask, now = Date.now()) {
-  const { html, plain } = await description(input.descriptionHtml, undefined);
+  const { html, plain } = description(input.descriptionHtml, undefined);
   const row: TaskRow = {
     id: newId("task", now),
     workspaceId: input.workspaceId,

@@ -12,7 +12,7 @@ export const createNote: OperationHandler<typeof operations.createNote> = async 
   const input = c.req.valid("json");
   const { db, actor } = c.var;
   const record = await loadRecord(db, actor, recordId, "member");
-  const { html, plain } = await description(input.contentHtml, input.contentPlain);
+  const { html, plain } = description(input.contentHtml, input.contentPlain);
   const now = Date.now();
   const row: NoteRow = {
     id: newId("note", now),

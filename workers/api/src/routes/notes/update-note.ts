@@ -14,7 +14,7 @@ export const updateNote: OperationHandler<typeof operations.updateNote> = async 
   const note = await loadNote(db, actor, noteId, "member");
   const content =
     changes.contentHtml !== undefined
-      ? await description(changes.contentHtml, changes.contentPlain)
+      ? description(changes.contentHtml, changes.contentPlain)
       : { html: note.contentHtml, plain: changes.contentPlain ?? note.contentPlain };
   const now = Date.now();
   const updated: NoteRow = {

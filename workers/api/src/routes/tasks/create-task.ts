@@ -14,7 +14,7 @@ export const createTask: OperationHandler<typeof operations.createTask> = async 
   const assigneeUserIds = [...new Set(input.assigneeUserIds ?? [])];
   await checkAssignees(db, record.workspaceId, assigneeUserIds);
   const linked = input.conversationId ? [await linkedConversation(db, record.workspaceId, input.conversationId)] : [];
-  const { html, plain } = await description(input.descriptionHtml, input.descriptionPlain);
+  const { html, plain } = description(input.descriptionHtml, input.descriptionPlain);
   const now = Date.now();
   const row: TaskRow = {
     id: newId("task", now),

@@ -23,7 +23,7 @@ export const updateTask: OperationHandler<typeof operations.updateTask> = async 
   if (changes.assigneeUserIds) await checkAssignees(db, task.workspaceId, assigneeUserIds);
   const content =
     changes.descriptionHtml !== undefined
-      ? await description(changes.descriptionHtml, changes.descriptionPlain)
+      ? description(changes.descriptionHtml, changes.descriptionPlain)
       : { html: task.descriptionHtml, plain: changes.descriptionPlain ?? task.descriptionPlain };
   const now = Date.now();
   const updated: TaskRow = {
