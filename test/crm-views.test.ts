@@ -119,7 +119,8 @@ describe("record views", () => {
         },
         "body.kanbanLossOptionIds",
       ],
-      [{ kanbanFieldDefinitionId: stage.id }, "body.type"],
+      [{ type: "table", kanbanFieldDefinitionId: stage.id }, "body.type"],
+      [{ kanbanWinOptionIds: [options[1].id] }, "body.kanbanFieldDefinitionId"],
       [{ type: "gallery" }, "body.type"],
       [{ config: { columns: [], extra: true } }, "body.config.extra"],
     ];
@@ -134,6 +135,46 @@ describe("record views", () => {
         JSON.stringify(body),
       ).toContain(path);
     }
+  });
+
+  it("are kanban views when created with a kanban field and no type, as the reference's body is; table views without one", async () => {
+    const { key, object, stage, options } = await board();
+    const kanban = await createView(key, object.id, {
+      name: "Board",
+      kanbanFieldDefinitionId: stage.id,
+      kanbanWinOptionIds: [options[1].id],
+      kanbanLossOptionIds: [options[2].id],
+    });
+    expect(kanban).toMatchObject({
+      type: "kanban",
+      kanbanFieldDefinitionId: stage.id,
+      kanbanWinOptionIds: [options[1].id],
+      kanbanLossOptionIds: [options[2].id],
+    });
+    expect(
+      (await createView(key, object.id, { name: "Board too", type: "kanban", kanbanFieldDefinitionId: stage.id })).type,
+    ).toBe("kanban");
+    const table = await createView(key, object.id, { name: "Table" });
+    expect(table.type).toBe("table");
+
+    // PATCH with only the field makes a board of a table; null makes a table of a board.
+    const patch = (viewId: string, json: Record<string, unknown>, status = 200) =>
+      expectStatus<{ view: View } & ErrorBody>(status, `/crm/views/${viewId}`, { method: "PATCH", key, json });
+    expect((await patch(table.id, { kanbanFieldDefinitionId: stage.id })).view).toMatchObject({
+      type: "kanban",
+      kanbanFieldDefinitionId: stage.id,
+    });
+    const outcomes = (await patch(table.id, { kanbanWinOptionIds: [options[1].id] })).view;
+    expect(outcomes).toMatchObject({ type: "kanban", kanbanWinOptionIds: [options[1].id] });
+    // The same field again keeps its win and loss options.
+    expect((await patch(table.id, { kanbanFieldDefinitionId: stage.id })).view.kanbanWinOptionIds).toEqual([options[1].id]);
+    const unboarded = (await patch(table.id, { kanbanFieldDefinitionId: null })).view;
+    expect(unboarded).toMatchObject({ type: "table", kanbanWinOptionIds: [], kanbanLossOptionIds: [] });
+    expect(unboarded).not.toHaveProperty("kanbanFieldDefinitionId");
+    // An explicit type must agree with the field.
+    const disagreeing = await patch(kanban.id, { type: "table", kanbanFieldDefinitionId: stage.id }, 400);
+    expect(disagreeing.error.details?.map((detail) => detail.path)).toEqual(["body.type"]);
+    await patch(kanban.id, { type: "kanban", kanbanFieldDefinitionId: null }, 400);
   });
 
   it("keep one default per object type", async () => {

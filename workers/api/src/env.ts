@@ -31,10 +31,18 @@ export interface RegionEnv {
 
 export type Database = DrizzleD1Database;
 
+/** Top-level properties of a response that hold a secret, and what a replay says in their place. */
+export interface ResponseSecrets {
+  properties: string[];
+  notice: string;
+}
+
 export interface RegionVariables {
   requestId: string;
   actor: ActorContext;
   db: Database;
+  /** Set by a handler whose response shows a secret (see `keepSecretsFromReplay`). */
+  responseSecrets?: ResponseSecrets;
 }
 
 export type AppEnv = { Bindings: RegionEnv; Variables: RegionVariables };

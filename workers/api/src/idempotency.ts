@@ -1,8 +1,8 @@
 import { ApiError } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq, lt, or } from "drizzle-orm";
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "./env";
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv, ResponseSecrets } from "./env";
 
 const { idempotencyKeys } = regional;
 
@@ -30,24 +30,47 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-async function requestHash(method: string, url: URL, body: string): Promise<string> {
-  let canonicalBody = body;
+/** The body as hashed. No body and `{}` are the same request: a route without a body takes either (DESIGN.md section 2). */
+function canonicalBody(body: string): string {
+  if (body === "") return "{}";
   try {
-    if (body) canonicalBody = canonicalJson(JSON.parse(body));
+    return canonicalJson(JSON.parse(body));
   } catch {
     // Not JSON: the validator will refuse it; hash the raw text meanwhile.
+    return body;
   }
+}
+
+async function requestHash(method: string, url: URL, body: string): Promise<string> {
   const digest = await crypto.subtle.digest(
     "SHA-256",
-    new TextEncoder().encode(`${method} ${url.pathname}${url.search}\n${canonicalBody}`),
+    new TextEncoder().encode(`${method} ${url.pathname}${url.search}\n${canonicalBody(body)}`),
   );
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /**
+ * Marks secrets in this request's response: the client sees them in this response only. The
+ * idempotency record keeps the response for 24 hours, so it keeps them null with `notice` beside
+ * them, and a replay never hands a secret out again.
+ */
+export function keepSecretsFromReplay(c: Context<AppEnv>, secrets: ResponseSecrets): void {
+  c.set("responseSecrets", secrets);
+}
+
+/** The response body as the idempotency record keeps it: marked secrets null, the notice beside them. */
+function replayableBody(body: string, secrets: ResponseSecrets | undefined): string {
+  if (!secrets) return body;
+  const response = JSON.parse(body) as Record<string, unknown>;
+  for (const property of secrets.properties) if (Object.hasOwn(response, property)) response[property] = null;
+  return JSON.stringify({ ...response, notice: secrets.notice });
+}
+
+/**
  * Idempotency for every write (DESIGN.md section 5). The first request with a key claims it; a
  * replay of the same request gets the stored status and body with `Idempotent-Replayed: true`
- * and runs nothing (so it emits no second event). 5xx and 429 results are not kept.
+ * and runs nothing (so it emits no second event). 5xx and 429 results are not kept, nor secrets
+ * (see `keepSecretsFromReplay`).
  */
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header("idempotency-key");
@@ -119,7 +142,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     await db.delete(idempotencyKeys).where(where);
     return;
   }
-  const responseBody = await c.res.clone().text();
+  const responseBody = replayableBody(await c.res.clone().text(), c.var.responseSecrets);
   await db
     .update(idempotencyKeys)
     .set({ state: "completed", responseStatus: status, responseBody, lockedUntil: now })

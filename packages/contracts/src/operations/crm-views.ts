@@ -11,10 +11,10 @@ const viewResponse = z.object({ view: recordViewSchema });
 const viewFields = {
   name: inputs.name,
   emoji: inputs.shortText.optional(),
-  type: z
-    .enum(["table", "kanban"])
-    .optional()
-    .openapi({ description: "Default `table`; `kanban` needs `kanbanFieldDefinitionId`" }),
+  type: z.enum(["table", "kanban"]).optional().openapi({
+    description:
+      "Optional: a view with `kanbanFieldDefinitionId` is a `kanban` view, one without it a `table`. When sent, it must agree with `kanbanFieldDefinitionId` (400 otherwise).",
+  }),
   isDefault: z.boolean().optional(),
   kanbanFieldDefinitionId: idSchema("fld").optional(),
   kanbanWinOptionIds: z.array(idSchema("opt")).max(100).optional(),
@@ -79,7 +79,7 @@ export const updateView = defineOperation({
   operationId: "updateView",
   tag: "CRM",
   summary: "Update a saved view",
-  description: `Any of the creation fields; \`config\` replaces the whole configuration. ${validationNote}`,
+  description: `Any of the creation fields; \`config\` replaces the whole configuration. The board follows \`kanbanFieldDefinitionId\` as on creation: a field id alone makes the view a kanban view on that field (win and loss ids are kept only while the field stays the same), \`null\` makes it a table; \`type: "table"\` alone drops the board's settings. ${validationNote}`,
   scope: "crm:metadata:write",
   costUnits: costUnits.write,
   mcpTool: "crm_views_update",

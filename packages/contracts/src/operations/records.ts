@@ -23,9 +23,20 @@ export const recordSchema = z
 const recordResponse = z.object({ record: recordSchema });
 const recordParams = z.object({ recordId: pathId("recordId", "rec") });
 
+/**
+ * zod copies a record without a `__proto__` key (assigning it would replace the copy's prototype),
+ * so the check against the object type's slugs would never see one: it is refused here, on the raw
+ * input, like any other key that is not a field slug.
+ */
 const fieldsInput = z
-  .record(z.string(), z.unknown())
-  .refine((fields) => Object.keys(fields).length > 0, "Give at least one field")
+  .preprocess(
+    (fields, context) => {
+      if (fields !== null && typeof fields === "object" && Object.hasOwn(fields, "__proto__"))
+        context.addIssue({ code: "custom", path: ["__proto__"], message: "Not a field of this object type" });
+      return fields;
+    },
+    z.record(z.string(), z.unknown()).refine((fields) => Object.keys(fields).length > 0, "Give at least one field"),
+  )
   .openapi({ description: "Values keyed by field slug (GET /crm/objects/{objectTypeId}/fields lists them)." });
 
 const identityNote =

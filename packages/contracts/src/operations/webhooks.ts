@@ -22,9 +22,21 @@ export const webhookSchema = z
   })
   .openapi("Webhook");
 
-const secretSchema = z.string().openapi({
-  description: "`whsec_` + 64 hex characters; shown on creation and rotation only",
-  example: `whsec_${"0f".repeat(32)}`,
+const secretSchema = z
+  .string()
+  .nullable()
+  .openapi({
+    description:
+      "`whsec_` + 64 hex characters; shown on creation and rotation only, in the first response. A replay (same `Idempotency-Key`, `Idempotent-Replayed: true`) answers null and says so in `notice`.",
+    example: `whsec_${"0f".repeat(32)}`,
+  });
+/** A response that shows a signing secret (creation, rotation); `notice` only on a replay. */
+const withSecret = z.object({
+  webhook: webhookSchema,
+  secret: secretSchema,
+  notice: z.string().optional().openapi({
+    description: "On a replay only: the secret is shown once, and `POST /webhooks/{webhookId}/rotate-secret` issues a new one.",
+  }),
 });
 const webhookParams = z.object({ webhookId: pathId("webhookId", "whk") });
 const webhookResponse = z.object({ webhook: webhookSchema });
@@ -60,7 +72,7 @@ export const createWebhook = defineOperation({
   operationId: "createWebhook",
   tag: "Webhooks",
   summary: "Subscribe to events",
-  description: `Deliveries are signed as Standard Webhooks with the returned \`secret\`. ${urlNote}`,
+  description: `Deliveries are signed as Standard Webhooks with the returned \`secret\`, shown in this response only: a replay with the same \`Idempotency-Key\` answers \`secret: null\` and a \`notice\`. \`objectTypeIds\` must be object types of the workspace (400 with a detail per other id). ${urlNote}`,
   scope: "webhooks:write",
   costUnits: costUnits.write,
   mcpTool: "webhooks_create",
@@ -80,7 +92,7 @@ export const createWebhook = defineOperation({
         }),
     ),
   },
-  responses: { 201: jsonResponse("The subscription and its secret", z.object({ webhook: webhookSchema, secret: secretSchema })) },
+  responses: { 201: jsonResponse("The subscription and its secret", withSecret) },
 });
 
 export const listWebhooks = defineOperation({
@@ -117,7 +129,7 @@ export const updateWebhook = defineOperation({
   operationId: "updateWebhook",
   tag: "Webhooks",
   summary: "Update a subscription",
-  description: `Reactivating (\`isActive: true\`) clears \`disabledReason\`. ${urlNote}`,
+  description: `Reactivating (\`isActive: true\`) clears \`disabledReason\`. \`objectTypeIds\` must be object types of the subscription's workspace (400 with a detail per other id). ${urlNote}`,
   scope: "webhooks:write",
   costUnits: costUnits.write,
   mcpTool: "webhooks_update",
@@ -160,7 +172,7 @@ export const rotateWebhookSecret = defineOperation({
   tag: "Webhooks",
   summary: "Rotate the signing secret",
   description:
-    "Returns the new secret, shown this once. For 24 hours deliveries carry signatures by both the old and the new secret. Admins and owners only.",
+    "Returns the new secret, shown this once (a replay with the same `Idempotency-Key` answers `secret: null` and a `notice`). For 24 hours deliveries carry signatures by both the old and the new secret. Admins and owners only.",
   scope: "webhooks:write",
   costUnits: costUnits.write,
   mcpTool: "webhooks_rotate_secret",
@@ -168,7 +180,7 @@ export const rotateWebhookSecret = defineOperation({
   path: "/webhooks/{webhookId}/rotate-secret",
   request: { params: webhookParams, body: jsonBody(emptyBodySchema, false) },
   responses: {
-    200: jsonResponse("The subscription and its new secret", z.object({ webhook: webhookSchema, secret: secretSchema })),
+    200: jsonResponse("The subscription and its new secret", withSecret),
   },
 });
 

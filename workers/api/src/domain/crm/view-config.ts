@@ -51,11 +51,23 @@ function checkConditionValue(
 }
 
 /**
+ * The type of a view as the reference creates it: its body has no `type`, so a view with a kanban
+ * field is a kanban board and one without a table (DESIGN.md section 6). An explicit `type` wins
+ * here; `checkView` then refuses one that disagrees with the kanban settings.
+ */
+export const viewTypeOf = (type: ViewShape["type"] | undefined, kanbanFieldDefinitionId: string | null | undefined) =>
+  type ?? (kanbanFieldDefinitionId ? "kanban" : "table");
+
+/**
  * Checks a view against the fields of its object type (DESIGN.md section 6): every field id known,
  * operators and values fitting each field's type, sorts and groupBy on fitting fields, kanban on a
  * select field of this type with win and loss among its options and apart. 400 with every problem.
+ *
+ * `configPath` is where the request carries the configuration, so that each problem names a path
+ * of that very request: `body.config` for a view, `body` for a record query (filter and sorts at
+ * the top level). The kanban settings exist in view bodies only.
  */
-export function checkView(view: ViewShape, fields: FieldWithOptions[]): void {
+export function checkView(view: ViewShape, fields: FieldWithOptions[], configPath = "body.config"): void {
   const problems: Problem[] = [];
   const byId = new Map(fields.map((field) => [field.id, field]));
   const known = (id: string, path: string) => {
@@ -64,10 +76,10 @@ export function checkView(view: ViewShape, fields: FieldWithOptions[]): void {
     return field;
   };
   view.config.columns.forEach((column, i) => {
-    known(column.fieldDefinitionId, `body.config.columns.${i}.fieldDefinitionId`);
+    known(column.fieldDefinitionId, `${configPath}.columns.${i}.fieldDefinitionId`);
   });
   view.config.filter?.conditions.forEach((condition, i) => {
-    const path = `body.config.filter.conditions.${i}`;
+    const path = `${configPath}.filter.conditions.${i}`;
     const field = known(condition.fieldDefinitionId, `${path}.fieldDefinitionId`);
     if (!field) return;
     const operator = condition.operator as FilterOperator;
@@ -78,14 +90,14 @@ export function checkView(view: ViewShape, fields: FieldWithOptions[]): void {
     checkConditionValue(field, operator, condition.value, `${path}.value`, problems);
   });
   view.config.sorts.forEach((sort, i) => {
-    const field = known(sort.fieldDefinitionId, `body.config.sorts.${i}.fieldDefinitionId`);
-    if (field && !sortableTypes.has(field.type))
-      problems.push({ path: `body.config.sorts.${i}.fieldDefinitionId`, message: `${field.type} fields cannot be sorted by` });
+    const path = `${configPath}.sorts.${i}.fieldDefinitionId`;
+    const field = known(sort.fieldDefinitionId, path);
+    if (field && !sortableTypes.has(field.type)) problems.push({ path, message: `${field.type} fields cannot be sorted by` });
   });
   if (view.config.groupBy) {
-    const field = known(view.config.groupBy, "body.config.groupBy");
-    if (field && !groupableTypes.has(field.type))
-      problems.push({ path: "body.config.groupBy", message: `${field.type} fields cannot group a view` });
+    const path = `${configPath}.groupBy`;
+    const field = known(view.config.groupBy, path);
+    if (field && !groupableTypes.has(field.type)) problems.push({ path, message: `${field.type} fields cannot group a view` });
   }
 
   if (view.type === "kanban") {
@@ -106,8 +118,13 @@ export function checkView(view: ViewShape, fields: FieldWithOptions[]): void {
       if (view.kanbanLossOptionIds.some((id) => win.has(id)))
         problems.push({ path: "body.kanbanLossOptionIds", message: "Win and loss options must not overlap" });
     }
-  } else if (view.kanbanFieldDefinitionId || view.kanbanWinOptionIds.length > 0 || view.kanbanLossOptionIds.length > 0) {
-    problems.push({ path: "body.type", message: "Kanban settings need type kanban" });
+  } else if (view.kanbanFieldDefinitionId) {
+    problems.push({
+      path: "body.type",
+      message: "A view with kanbanFieldDefinitionId is a kanban view: send type kanban or no type",
+    });
+  } else if (view.kanbanWinOptionIds.length > 0 || view.kanbanLossOptionIds.length > 0) {
+    problems.push({ path: "body.kanbanFieldDefinitionId", message: "Win and loss options need the kanban field they belong to" });
   }
   if (problems.length > 0)
     throw new ApiError("invalid_request", "The view does not fit the object type's fields; see details.", problems);

@@ -188,8 +188,12 @@ const toRecordRow = (row: PageRow): RecordRow => ({
   deletedAt: (row.deleted_at as number | null) ?? null,
 });
 
-/** One page of records for a query; 400 when the filter or sorts do not fit the fields, or the cursor is not this query's. */
-export async function queryRecordPage(db: Database, query: RecordQuery, secret: string) {
+/**
+ * One page of records for a query; 400 when the filter or sorts do not fit the fields, or the cursor
+ * is not this query's. `configPath` is where the request carries the filter and sorts, so that each
+ * problem names a path of that request (see `checkView`).
+ */
+export async function queryRecordPage(db: Database, query: RecordQuery, secret: string, configPath: string) {
   const sorts = query.sorts ?? [];
   checkView(
     {
@@ -200,6 +204,7 @@ export async function queryRecordPage(db: Database, query: RecordQuery, secret: 
       kanbanLossOptionIds: [],
     },
     query.fields,
+    configPath,
   );
   const scope = `records:${query.objectTypeId}:${digest(JSON.stringify([query.filter ?? null, sorts]))}`;
   const keyCount = sorts.length === 0 ? 2 : sorts.length + 1;

@@ -1,11 +1,11 @@
 import { ApiError, type EventType } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
-import type { AppEnv, Database } from "../../env";
+import type { AppEnv, Database, ResponseSecrets } from "../../env";
 import { reach } from "../crm/resources";
 import { checkWebhookUrl } from "./url-safety";
 
-const { webhooks } = regional;
+const { objectTypes, webhooks } = regional;
 export type WebhookRow = typeof webhooks.$inferSelect;
 
 export const webhookResponse = (row: WebhookRow) => ({
@@ -19,6 +19,12 @@ export const webhookResponse = (row: WebhookRow) => ({
   disabledReason: row.disabledReason,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
+});
+
+/** A response's signing secret is shown once: a replay of the request answers it null with this notice. */
+export const signingSecretShownOnce = (webhookId: string): ResponseSecrets => ({
+  properties: ["secret"],
+  notice: `The signing secret is shown once, in the first response to this request. POST /webhooks/${webhookId}/rotate-secret issues a new one.`,
 });
 
 /** Webhooks are managed and read by admins and owners only (DESIGN.md section 3). */
@@ -37,4 +43,24 @@ export function safeUrl(url: string, env: AppEnv["Bindings"]): string {
       { path: "body.url", message: verdict.reason },
     ]);
   return verdict.url;
+}
+
+/**
+ * A subscription filters on object types of its own workspace only: an unknown id, or one of
+ * another workspace or organization, is 400 with a detail per id (as the request lists them).
+ */
+export async function checkObjectTypeIds(db: Database, workspaceId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  // All of the workspace's types in one single-parameter query: a list of up to 100 ids would pass D1's bound-parameter limit.
+  const own = await db.select({ id: objectTypes.id }).from(objectTypes).where(eq(objectTypes.workspaceId, workspaceId));
+  const known = new Set(own.map((objectType) => objectType.id));
+  const problems = ids.flatMap((id, i) =>
+    known.has(id) ? [] : [{ path: `body.objectTypeIds.${i}`, message: "Not an object type of this workspace" }],
+  );
+  if (problems.length > 0)
+    throw new ApiError(
+      "invalid_request",
+      "objectTypeIds must name object types of the subscription's workspace; see details.",
+      problems,
+    );
 }

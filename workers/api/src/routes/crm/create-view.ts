@@ -4,7 +4,7 @@ import { eq, max } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../batch";
 import { fieldsWithOptions, loadObjectType, viewResponse } from "../../domain/crm/resources";
-import { checkView, type ViewShape } from "../../domain/crm/view-config";
+import { checkView, type ViewShape, viewTypeOf } from "../../domain/crm/view-config";
 import type { OperationHandler } from "../../handler";
 
 const { recordViews } = regional;
@@ -17,7 +17,7 @@ export const createView: OperationHandler<typeof operations.createView> = async 
   const { db, actor } = c.var;
   const objectType = await loadObjectType(db, actor, objectTypeId, "manager");
   const shape: ViewShape = {
-    type: input.type ?? "table",
+    type: viewTypeOf(input.type, input.kanbanFieldDefinitionId),
     config: input.config ?? emptyViewConfig,
     kanbanFieldDefinitionId: input.kanbanFieldDefinitionId ?? null,
     kanbanWinOptionIds: input.kanbanWinOptionIds ?? [],

@@ -4,7 +4,7 @@ import { and, eq, ne } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../batch";
 import { fieldsWithOptions, loadView, viewResponse } from "../../domain/crm/resources";
-import { checkView, type ViewShape } from "../../domain/crm/view-config";
+import { checkView, type ViewShape, viewTypeOf } from "../../domain/crm/view-config";
 import type { OperationHandler } from "../../handler";
 
 const { recordViews } = regional;
@@ -19,18 +19,21 @@ export const updateView: OperationHandler<typeof operations.updateView> = async 
       { path: "body.isDefault", message: "An object type keeps one default view" },
     ]);
   }
+  const fieldGiven = changes.kanbanFieldDefinitionId !== undefined;
+  const kanbanFieldDefinitionId = fieldGiven ? (changes.kanbanFieldDefinitionId ?? null) : view.kanbanFieldDefinitionId;
+  // Naming the board's field (or null) decides the type as on creation; otherwise the type stays.
+  const type = changes.type ?? (fieldGiven ? viewTypeOf(undefined, kanbanFieldDefinitionId) : view.type);
+  // Switching to a table without naming a field drops the board's settings rather than refusing the change.
+  const boardDropped = type === "table" && !fieldGiven;
+  // Win and loss ids are options of the board's field: they do not carry over to another field.
+  const keepOutcomes = !boardDropped && kanbanFieldDefinitionId === view.kanbanFieldDefinitionId;
   const shape: ViewShape = {
-    type: changes.type ?? view.type,
+    type,
     config: changes.config ?? view.config,
-    kanbanFieldDefinitionId:
-      changes.kanbanFieldDefinitionId === undefined ? view.kanbanFieldDefinitionId : changes.kanbanFieldDefinitionId,
-    kanbanWinOptionIds: changes.kanbanWinOptionIds ?? view.kanbanWinOptionIds,
-    kanbanLossOptionIds: changes.kanbanLossOptionIds ?? view.kanbanLossOptionIds,
+    kanbanFieldDefinitionId: boardDropped ? null : kanbanFieldDefinitionId,
+    kanbanWinOptionIds: changes.kanbanWinOptionIds ?? (keepOutcomes ? view.kanbanWinOptionIds : []),
+    kanbanLossOptionIds: changes.kanbanLossOptionIds ?? (keepOutcomes ? view.kanbanLossOptionIds : []),
   };
-  // Switching to a table drops the board's settings rather than refusing the change.
-  if (changes.type === "table" && changes.kanbanFieldDefinitionId === undefined) {
-    Object.assign(shape, { kanbanFieldDefinitionId: null, kanbanWinOptionIds: [], kanbanLossOptionIds: [] });
-  }
   checkView(shape, await fieldsWithOptions(db, view.objectTypeId));
   const now = Date.now();
   const updated = {

@@ -26,6 +26,8 @@ export const listRecords: OperationHandler<typeof operations.listRecords> = asyn
       ...(cursor ? { cursor } : {}),
     },
     c.env.CURSOR_SECRET,
+    // A saved view that no longer fits (an option renamed under its filter) is named by the parameter that chose it.
+    "query.viewId",
   );
   return c.json({ data: await recordResponses(db, fields, page.rows), pagination: page.pagination }, 200);
 };

@@ -13,6 +13,8 @@ export const queryRecords: OperationHandler<typeof operations.queryRecords> = as
     db,
     { objectTypeId, fields, filter: filter ?? null, sorts: sorts ?? [], limit, ...(cursor ? { cursor } : {}) },
     c.env.CURSOR_SECRET,
+    // The query body has filter and sorts at its top level.
+    "body",
   );
   return c.json({ data: await recordResponses(db, fields, page.rows), pagination: page.pagination }, 200);
 };

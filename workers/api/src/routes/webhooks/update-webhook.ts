@@ -1,7 +1,7 @@
 import type { operations } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
-import { loadWebhook, safeUrl, type WebhookRow, webhookResponse } from "../../domain/webhooks/resources";
+import { checkObjectTypeIds, loadWebhook, safeUrl, type WebhookRow, webhookResponse } from "../../domain/webhooks/resources";
 import type { OperationHandler } from "../../handler";
 
 export const updateWebhook: OperationHandler<typeof operations.updateWebhook> = async (c) => {
@@ -9,6 +9,7 @@ export const updateWebhook: OperationHandler<typeof operations.updateWebhook> = 
   const changes = c.req.valid("json");
   const { db, actor } = c.var;
   const webhook = await loadWebhook(db, actor, webhookId);
+  await checkObjectTypeIds(db, webhook.workspaceId, changes.objectTypeIds ?? []);
   const updated: WebhookRow = {
     ...webhook,
     url: changes.url === undefined ? webhook.url : safeUrl(changes.url, c.env),
