@@ -1,5 +1,6 @@
+import { ApiError } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
-import { type Element, parseDocument, type Root } from "../workers/api/src/domain/content/parse";
+import { type Element, maxDepth, parseDocument, type Root } from "../workers/api/src/domain/content/parse";
 import { plainTextOf, sanitizeHtml } from "../workers/api/src/domain/content/sanitize";
 import { contentSchema } from "../workers/api/src/domain/content/schema";
 import { xssCorpus } from "./xss-corpus";
@@ -145,5 +146,23 @@ describe("the HTML sanitizer", () => {
     expect(plainTextOf("<h1>Plan</h1><p>Tom &amp; Jerry</p><ul><li>a</li><li>b</li></ul>x<br>y")).toBe(
       "Plan\n\nTom & Jerry\n\na\nb\nx\ny",
     );
+  });
+
+  it("refuses markup nested deeper than browsers nest it with invalid_request, never a stack overflow", () => {
+    // html and body are the first two levels.
+    const nested = (levels: number) => `${"<div>".repeat(levels)}x`;
+    expect(sanitizeHtml(nested(maxDepth - 2))).toBe(`${"<div>".repeat(maxDepth - 2)}x${"</div>".repeat(maxDepth - 2)}`);
+    for (const levels of [maxDepth - 1, 20_000]) {
+      const refused = (() => {
+        try {
+          return sanitizeHtml(nested(levels));
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(refused, `${levels} levels`).toBeInstanceOf(ApiError);
+      expect(refused).toMatchObject({ code: "invalid_request", message: expect.stringContaining(`${maxDepth} levels`) });
+    }
+    expect(() => plainTextOf(nested(20_000))).toThrow(ApiError);
   });
 });

@@ -314,4 +314,16 @@ describe("stored HTML", () => {
     expect(updated.note).toMatchObject({ contentHtml: "<p>Call</p><b></b>", contentPlain: "Call" });
     expect((await expectStatus<{ note: Note }>(200, `/notes/${note.id}`, { key })).note.contentHtml).toBe("<p>Call</p><b></b>");
   });
+
+  it("nested thousands of levels deep is refused with 400, not a stack overflow", async () => {
+    const error = await createTask({ title: "Deep", descriptionHtml: "<div>".repeat(5_000) }, recordId, 400);
+    expect(error.error).toMatchObject({
+      code: "invalid_request",
+      message: expect.stringContaining("nested more than 512 levels"),
+    });
+    const record = await newRecord();
+    const json = { title: "Deep", contentHtml: "<b>".repeat(600) };
+    const noteError = await expectStatus<ErrorBody>(400, `/records/${record}/notes`, { method: "POST", key, json });
+    expect(noteError.error.code).toBe("invalid_request");
+  });
 });

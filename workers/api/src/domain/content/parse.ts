@@ -1,3 +1,4 @@
+import { ApiError } from "@crm/contracts";
 import { fromHtml } from "hast-util-from-html";
 
 // hast's node types as hast-util-from-html returns them: `@types/hast` is its dependency, not ours.
@@ -20,9 +21,40 @@ export function parseBody(html: string): Root {
   return { type: "root", children: body?.children ?? [] };
 }
 
+/**
+ * Elements nested deeper than this (counting html and body) are refused. Browsers stop nesting
+ * too (Blink at 512 levels), and the tree walks of the hast utilities recurse, so a few thousand
+ * levels would overflow the stack and answer 500.
+ */
+export const maxDepth = 512;
+
 /** The whole standards-mode document `html` makes, head included. */
 export function parseDocument(html: string): Root {
-  return fromHtml(`<!doctype html>${html}`);
+  let document: Root;
+  try {
+    document = fromHtml(`<!doctype html>${html}`);
+  } catch (error) {
+    // The conversion of parse5's tree recurses too: a stack overflow means markup far past the limit.
+    if (error instanceof RangeError) throw tooDeep();
+    throw error;
+  }
+  if (depthOf(document) > maxDepth) throw tooDeep();
+  return document;
+}
+
+const tooDeep = () =>
+  new ApiError("invalid_request", `HTML with elements nested more than ${maxDepth} levels deep is not accepted`);
+
+/** How deeply elements nest, walked without recursion. */
+function depthOf(root: Root): number {
+  let deepest = 0;
+  const pending: [Root | Element, number][] = [[root, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [parent, depth] = next;
+    deepest = Math.max(deepest, depth);
+    for (const child of parent.children) if (isElement(child)) pending.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 export const isElement = (node: { type: string }): node is Element => node.type === "element";
