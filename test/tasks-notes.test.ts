@@ -326,4 +326,12 @@ describe("stored HTML", () => {
     const noteError = await expectStatus<ErrorBody>(400, `/records/${record}/notes`, { method: "POST", key, json });
     expect(noteError.error.code).toBe("invalid_request");
   });
+
+  it("that the parser would multiply (formatting left open across paragraphs) is refused with 400", async () => {
+    // 30 KB that parses into ~170 000 elements: each of the 4 000 paragraphs re-creates the 42 open tags.
+    const tags = ["a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"];
+    const descriptionHtml = `<p>${tags.map((name) => `<${name}>`.repeat(3)).join("")}</p>${"<p>y</p>".repeat(4_000)}`;
+    const error = await createTask({ title: "Growing", descriptionHtml }, recordId, 400);
+    expect(error.error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("more than 50000 elements") });
+  });
 });

@@ -1,5 +1,6 @@
 import { ApiError } from "@crm/contracts";
 import { fromHtml } from "hast-util-from-html";
+import { treeSizeBound } from "./growth";
 
 // hast's node types as hast-util-from-html returns them: `@types/hast` is its dependency, not ours.
 export type Root = ReturnType<typeof fromHtml>;
@@ -22,14 +23,23 @@ export function parseBody(html: string): Root {
 }
 
 /**
- * Elements nested deeper than this (counting html and body) are refused. Browsers stop nesting
- * too (Blink at 512 levels), and the tree walks of the hast utilities recurse, so a few thousand
- * levels would overflow the stack and answer 500.
+ * Limits on what the parser builds, not on what was sent. The tree builder copies formatting
+ * elements into later blocks, so some inputs grow with the square of their length: a tree larger
+ * than `maxTreeElements` (as bounded by `treeSizeBound` before parsing) is refused. Elements nested
+ * deeper than `maxDepth` (counting html and body) are refused too: browsers stop nesting as well
+ * (Blink at 512 levels), and the tree walks of the hast utilities recurse, so a few thousand
+ * levels would overflow the stack.
  */
+export const maxTreeElements = 50_000;
 export const maxDepth = 512;
 
 /** The whole standards-mode document `html` makes, head included. */
 export function parseDocument(html: string): Root {
+  if (treeSizeBound(html, maxTreeElements) > maxTreeElements)
+    throw new ApiError(
+      "invalid_request",
+      `HTML that parses into more than ${maxTreeElements} elements is not accepted (formatting tags left open are copied into every later block)`,
+    );
   let document: Root;
   try {
     document = fromHtml(`<!doctype html>${html}`);
