@@ -7,8 +7,9 @@ import { defineConfig } from "vitest/config";
  * writes, each with its own D1, reached over the real service bindings. The test Worker also binds
  * the two regional databases (same ids) so tests can check where data lives.
  */
-const secrets = { GATEWAY_CONTEXT_SECRET: "test-gateway-context-secret", CURSOR_SECRET: "test-cursor-secret" };
 const regionDatabase = { us: "crm-us-test", eu: "crm-eu-test" } as const;
+/** Each region verifies the actor context with its own secret; the gateway holds one per region. */
+const contextSecrets = { us: "test-context-secret-us", eu: "test-context-secret-eu" } as const;
 
 const regionWorker = (region: keyof typeof regionDatabase) => ({
   name: `crm-api-${region}`,
@@ -27,7 +28,14 @@ const regionWorker = (region: keyof typeof regionDatabase) => ({
     [`crm-deliveries-${region}`]: { maxBatchTimeout: 0 },
   },
   // Loopback receivers and a schedule of seconds, so that delivery and retries run within a test.
-  bindings: { REGION: region, DEV_TOOLS: "true", WEBHOOKS_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_SCHEDULE: "1,1,1", ...secrets },
+  bindings: {
+    REGION: region,
+    DEV_TOOLS: "true",
+    WEBHOOKS_ALLOW_LOOPBACK: "true",
+    WEBHOOK_RETRY_SCHEDULE: "1,1,1",
+    GATEWAY_CONTEXT_SECRET: contextSecrets[region],
+    CURSOR_SECRET: "test-cursor-secret",
+  },
 });
 
 export default defineConfig({
@@ -40,7 +48,8 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
-                ...secrets,
+                GATEWAY_CONTEXT_SECRET_US: contextSecrets.us,
+                GATEWAY_CONTEXT_SECRET_EU: contextSecrets.eu,
                 DEV_TOOLS: "true",
                 RECEIVER_URL: inject("receiverUrl"),
                 CONTROL_MIGRATIONS: await readD1Migrations("migrations/control"),

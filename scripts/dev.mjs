@@ -19,10 +19,18 @@ if (!existsSync(secretsFile)) {
 }
 const secrets = JSON.parse(readFileSync(secretsFile, "utf8"));
 // wrangler reads local secrets from .dev.vars beside each Worker's config. DEV_TOOLS turns on the seed route.
-const devVars = (names) => `${[...names.map((name) => `${name}=${secrets[name]}`), "DEV_TOOLS=true"].join("\n")}\n`;
-writeFileSync(".dev.vars", devVars(["GATEWAY_CONTEXT_SECRET"]));
+// Both regional configs live in workers/api and so read one .dev.vars: locally the two regions share
+// one context secret (a deployment gives each its own, docs/deploy.md); the region a context names
+// still keeps it from serving the other region.
+const devVars = (vars) =>
+  `${[...Object.entries(vars).map(([name, value]) => `${name}=${value}`), "DEV_TOOLS=true"].join("\n")}\n`;
+const contextSecret = secrets.GATEWAY_CONTEXT_SECRET;
+writeFileSync(".dev.vars", devVars({ GATEWAY_CONTEXT_SECRET_US: contextSecret, GATEWAY_CONTEXT_SECRET_EU: contextSecret }));
 // Local receivers (http://127.0.0.1:<port>) may subscribe to webhooks in the dev stack only.
-writeFileSync("workers/api/.dev.vars", `${devVars(["GATEWAY_CONTEXT_SECRET", "CURSOR_SECRET"])}WEBHOOKS_ALLOW_LOOPBACK=true\n`);
+writeFileSync(
+  "workers/api/.dev.vars",
+  `${devVars({ GATEWAY_CONTEXT_SECRET: contextSecret, CURSOR_SECRET: secrets.CURSOR_SECRET })}WEBHOOKS_ALLOW_LOOPBACK=true\n`,
+);
 
 const quiet = { ...process.env, WRANGLER_LOG: "warn", X_LOCAL_OBSERVABILITY: "false", CI: "true" };
 for (const [database, config] of [

@@ -1,5 +1,6 @@
-// Lints the public OpenAPI document with Redocly's recommended rules (0 errors required).
-// The document is generated from the route catalogue exactly as the gateway serves it.
+// Lints the public OpenAPI document with Redocly's recommended rules (0 errors, 0 warnings) and
+// with Spectral's OpenAPI and OWASP API Security rules (.spectral.yaml, 0 errors). The document
+// is generated from the route catalogue exactly as the gateway serves it.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
@@ -16,4 +17,9 @@ await build({
 });
 const { openApiDocument } = await import(`${process.cwd()}/${outDir}/openapi.mjs`);
 writeFileSync(`${outDir}/openapi.json`, JSON.stringify(openApiDocument("https://api.crm.example"), null, 2));
-execFileSync("redocly", ["lint", `${outDir}/openapi.json`, "--format", "stylish"], { stdio: "inherit" });
+execFileSync("redocly", ["lint", `${outDir}/openapi.json`, "--format", "stylish", "--max-problems", "1000"], {
+  stdio: "inherit",
+});
+execFileSync("spectral", ["lint", `${outDir}/openapi.json`, "--ruleset", ".spectral.yaml", "--fail-severity", "error"], {
+  stdio: "inherit",
+});

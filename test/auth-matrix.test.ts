@@ -11,59 +11,86 @@ import { call, cast } from "./stack";
 type Cast = Awaited<ReturnType<typeof cast>>;
 
 /**
- * How to get an id of each kind that belongs to another organization (Globex) than the caller's
- * (Acme). A route whose path or query names an id kind missing here fails the matrix until its
- * issue adds a factory: no route can skip the cross-tenant check by accident.
+ * The organizations whose ids the caller (alice, Acme, us region) must not reach, and the owner
+ * key that creates their resources through the API. Initech lives in Acme's own database, so its
+ * 404 shows the organization check inside one database; Globex's follows from data residency too.
  */
-const foreignIdFactories: Record<string, (people: Cast) => Promise<string>> = {
-  workspaceId: async ({ globex }) => globex.workspaces[0]?.id as string,
-  objectTypeId: async (people) => (await globexDeals(people)).objectTypeId,
-  fieldDefinitionId: async (people) => (await globexDeals(people)).stage.id,
-  fieldOptionId: async (people) => (await globexDeals(people)).stage.options[0]?.id as string,
-  viewId: async (people) => (await globexDeals(people)).viewId,
-  taskId: async (people) => {
-    const recordId = await foreignIdFactories.recordId?.(people);
-    const response = await call(`/records/${recordId}/tasks`, {
-      method: "POST",
-      key: people.dave.apiKey,
-      json: { title: "Globex task" },
-    });
-    return ((await response.json()) as { task: { id: string } }).task.id;
+const foreignTenants = {
+  "Initech, in the caller's database": ({ erin, initech }: Cast) => ({
+    key: erin.apiKey,
+    workspaceId: initech.workspaces[0]?.id as string,
+  }),
+  "Globex, in another region": ({ dave, globex }: Cast) => ({
+    key: dave.apiKey,
+    workspaceId: globex.workspaces[0]?.id as string,
+  }),
+};
+type ForeignTenant = ReturnType<(typeof foreignTenants)[keyof typeof foreignTenants]>;
+
+/**
+ * How to get an id of each kind that belongs to a foreign organization. A route whose path or
+ * query names an id kind missing here fails the matrix until its issue adds a factory: no route
+ * can skip the cross-tenant check by accident.
+ */
+const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<string>> = {
+  workspaceId: async ({ workspaceId }) => workspaceId,
+  objectTypeId: async (tenant) => (await foreignDeals(tenant)).objectTypeId,
+  fieldDefinitionId: async (tenant) => (await foreignDeals(tenant)).stage.id,
+  fieldOptionId: async (tenant) => (await foreignDeals(tenant)).stage.options[0]?.id as string,
+  viewId: async (tenant) => (await foreignDeals(tenant)).viewId,
+  taskId: async (tenant) => {
+    const recordId = await foreignId("recordId", tenant);
+    const { task } = await created<{ task: { id: string } }>(`/records/${recordId}/tasks`, tenant, { title: "Foreign task" });
+    return task.id;
   },
-  noteId: async (people) => {
-    const recordId = await foreignIdFactories.recordId?.(people);
-    const response = await call(`/records/${recordId}/notes`, {
-      method: "POST",
-      key: people.dave.apiKey,
-      json: { title: "Globex note" },
-    });
-    return ((await response.json()) as { note: { id: string } }).note.id;
+  noteId: async (tenant) => {
+    const recordId = await foreignId("recordId", tenant);
+    const { note } = await created<{ note: { id: string } }>(`/records/${recordId}/notes`, tenant, { title: "Foreign note" });
+    return note.id;
   },
-  webhookId: async ({ dave, globex }) => {
-    const response = await call("/webhooks", {
-      method: "POST",
-      key: dave.apiKey,
-      json: { workspaceId: globex.workspaces[0]?.id, url: "https://hooks.example.com/globex", eventTypes: ["record.created"] },
+  webhookId: async (tenant) => {
+    const { webhook } = await created<{ webhook: { id: string } }>("/webhooks", tenant, {
+      workspaceId: tenant.workspaceId,
+      url: "https://hooks.example.com/foreign",
+      eventTypes: ["record.created"],
     });
-    return ((await response.json()) as { webhook: { id: string } }).webhook.id;
+    return webhook.id;
   },
-  recordId: async (people) => {
-    const { objectTypeId } = await globexDeals(people);
-    const response = await call("/records", {
-      method: "POST",
-      key: people.dave.apiKey,
-      json: { objectTypeId, fields: { name: "Globex deal" } },
+  recordId: async (tenant) => {
+    const { objectTypeId } = await foreignDeals(tenant);
+    const { record } = await created<{ record: { id: string } }>("/records", tenant, {
+      objectTypeId,
+      fields: { name: "Foreign deal" },
     });
-    return ((await response.json()) as { record: { id: string } }).record.id;
+    return record.id;
   },
 };
 
-/** Globex's deals type, its stage field and a view, read through the API with dave's key. */
-async function globexDeals({ dave, globex }: Cast) {
-  const get = async <T>(path: string) => (await (await call(path, { key: dave.apiKey })).json()) as T;
-  const { objects } = await get<{ objects: { id: string; slug: string }[] }>(
-    `/crm/objects?workspaceId=${globex.workspaces[0]?.id}`,
-  );
+/** Foreign ids are made once per tenant and kind: every operation's check can use the same ones. */
+const foreignIds = new Map<string, Promise<string>>();
+function foreignId(name: string, tenant: ForeignTenant): Promise<string> {
+  const factory = foreignIdFactories[name];
+  if (!factory) throw new Error(`add a foreign-id factory for "${name}" to the auth matrix`);
+  const cacheKey = `${tenant.workspaceId} ${name}`;
+  let id = foreignIds.get(cacheKey);
+  if (!id) {
+    id = factory(tenant);
+    foreignIds.set(cacheKey, id);
+  }
+  return id;
+}
+
+/** Creates a resource with the foreign owner's key and returns the 201 body. */
+async function created<T>(path: string, tenant: ForeignTenant, json: unknown): Promise<T> {
+  const response = await call(path, { method: "POST", key: tenant.key, json });
+  if (response.status !== 201) throw new Error(`POST ${path} as a foreign owner: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** The foreign workspace's deals type, its stage field and a view, read through the API with its owner's key. */
+async function foreignDeals({ key, workspaceId }: ForeignTenant) {
+  const get = async <T>(path: string) => (await (await call(path, { key })).json()) as T;
+  const { objects } = await get<{ objects: { id: string; slug: string }[] }>(`/crm/objects?workspaceId=${workspaceId}`);
   const objectTypeId = objects.find((object) => object.slug === "deals")?.id as string;
   const fields = await get<{ data: { id: string; slug: string; options: { id: string }[] }[] }>(
     `/crm/objects/${objectTypeId}/fields`,
@@ -167,16 +194,22 @@ describe.each(catalogue.map((operation) => ({ name: `${operation.method.toUpperC
     // Ids in the body count too when they name a tenant's resource (e.g. `workspaceId` on creation).
     const inBody = Object.keys(bodyExample(operation) ?? {}).filter((name) => name in foreignIdFactories);
     const tenantInputs = [...new Set([...inPath, ...inQuery, ...inBody])];
-    it.skipIf(tenantInputs.length === 0)("404 for another organization's ids", async () => {
-      const ids: Record<string, string> = {};
-      for (const name of tenantInputs) {
-        const factory = foreignIdFactories[name];
-        if (!factory) throw new Error(`add a foreign-id factory for "${name}" to the auth matrix`);
-        ids[name] = await factory(people);
-      }
-      const response = await requestFor(operation, ids, people.alice.apiKey);
-      expect(response.status).toBe(404);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
-    });
+    for (const [tenantName, foreignTenant] of Object.entries(foreignTenants)) {
+      it.skipIf(tenantInputs.length === 0)(`404 for ids of another organization: ${tenantName}`, async () => {
+        const tenant = foreignTenant(people);
+        const ids: Record<string, string> = {};
+        for (const name of tenantInputs) ids[name] = await foreignId(name, tenant);
+        const response = await requestFor(operation, ids, people.alice.apiKey);
+        expect(response.status).toBe(404);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
+      });
+    }
   },
 );
+
+describe("auth matrix: the foreign tenants", () => {
+  it("include one in the caller's own database, so that its 404 is the organization check's", async () => {
+    const { acme, initech } = await cast();
+    expect(initech.region).toBe(acme.region);
+  });
+});

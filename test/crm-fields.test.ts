@@ -1,7 +1,7 @@
-import { env } from "cloudflare:test";
+import { regional } from "@crm/db";
+import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
-  countInUs,
   createField,
   createObjectType,
   createView,
@@ -13,6 +13,7 @@ import {
   objectTypesOf,
   storeRecord,
 } from "./crm";
+import { countRows, regionDb } from "./fixtures";
 import { cast } from "./stack";
 
 async function customType() {
@@ -200,11 +201,10 @@ describe("fields", () => {
 
     await expectStatus(200, `/crm/fields/${stage.id}`, { method: "DELETE", key });
     await expectStatus(200, `/crm/fields/${contact.id}`, { method: "DELETE", key });
-    expect(await countInUs("select count(*) as n from field_options where field_definition_id = ?", stage.id)).toBe(0);
-    expect(
-      await countInUs("select count(*) as n from record_values where field_definition_id in (?, ?)", stage.id, contact.id),
-    ).toBe(0);
-    expect(await countInUs("select count(*) as n from record_values where field_definition_id = ?", size.id)).toBe(1);
+    const { fieldOptions, recordValues } = regional;
+    expect(await countRows("us", fieldOptions, eq(fieldOptions.fieldDefinitionId, stage.id))).toBe(0);
+    expect(await countRows("us", recordValues, inArray(recordValues.fieldDefinitionId, [stage.id, contact.id]))).toBe(0);
+    expect(await countRows("us", recordValues, eq(recordValues.fieldDefinitionId, size.id))).toBe(1);
     const { view } = await expectStatus<{ view: Record<string, unknown> }>(200, `/crm/views/${board.id}`, { key });
     expect(view).toMatchObject({
       type: "table",
@@ -316,8 +316,11 @@ describe("field options", () => {
     });
     expect(option).toMatchObject({ value: "platinum", label: "Platinum", color: "#e5e4e2", isDefault: true });
     expect(
-      await env.US_DB.prepare("select value_text from record_values where record_id = 'rec_optrename001'").first("value_text"),
-    ).toBe("platinum");
+      await regionDb("us")
+        .select({ valueText: regional.recordValues.valueText })
+        .from(regional.recordValues)
+        .where(eq(regional.recordValues.recordId, "rec_optrename001")),
+    ).toEqual([{ valueText: "platinum" }]);
 
     await expectStatus(200, path(silver), { method: "PATCH", key, json: { isDefault: true } });
     let options = (await fieldsOf(key, object.id)).find((field) => field.id === tier.id)?.options ?? [];

@@ -1,6 +1,7 @@
+import { regional } from "@crm/db";
+import { eq, inArray, or } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
-  countInUs,
   createField,
   createObjectType,
   createView,
@@ -12,6 +13,7 @@ import {
   unique,
   viewsOf,
 } from "./crm";
+import { countRows } from "./fixtures";
 import { cast } from "./stack";
 
 describe("system object types", () => {
@@ -226,22 +228,27 @@ describe("custom object types", () => {
       key: alice.apiKey,
     });
     expect(deletedId).toBe(vendors.id);
-    expect(await countInUs("select count(*) as n from object_types where id = ?", vendors.id)).toBe(0);
+    const { objectTypes, fieldDefinitions, fieldOptions, recordViews, records, recordValues } = regional;
+    expect(await countRows("us", objectTypes, eq(objectTypes.id, vendors.id))).toBe(0);
     expect(
-      await countInUs("select count(*) as n from field_definitions where object_type_id = ? or id = ?", vendors.id, supplier.id),
+      await countRows(
+        "us",
+        fieldDefinitions,
+        or(eq(fieldDefinitions.objectTypeId, vendors.id), eq(fieldDefinitions.id, supplier.id)),
+      ),
     ).toBe(0);
-    expect(await countInUs("select count(*) as n from field_options where field_definition_id = ?", tier.id)).toBe(0);
-    expect(await countInUs("select count(*) as n from record_views where object_type_id = ?", vendors.id)).toBe(0);
-    expect(await countInUs("select count(*) as n from records where object_type_id = ?", vendors.id)).toBe(0);
+    expect(await countRows("us", fieldOptions, eq(fieldOptions.fieldDefinitionId, tier.id))).toBe(0);
+    expect(await countRows("us", recordViews, eq(recordViews.objectTypeId, vendors.id))).toBe(0);
+    expect(await countRows("us", records, eq(records.objectTypeId, vendors.id))).toBe(0);
     expect(
-      await countInUs(
-        "select count(*) as n from record_values where field_definition_id in (?, ?) or target_record_id = 'rec_vendor000001'",
-        tier.id,
-        supplier.id,
+      await countRows(
+        "us",
+        recordValues,
+        or(inArray(recordValues.fieldDefinitionId, [tier.id, supplier.id]), eq(recordValues.targetRecordId, "rec_vendor000001")),
       ),
     ).toBe(0);
     // The order itself stays; the view no longer mentions the removed relation field.
-    expect(await countInUs("select count(*) as n from records where id = 'rec_order0000001'")).toBe(1);
+    expect(await countRows("us", records, eq(records.id, "rec_order0000001"))).toBe(1);
     const view = await expectStatus<{ view: { config: { columns: unknown[] } } }>(200, `/crm/views/${ordersView.id}`, {
       key: alice.apiKey,
     });

@@ -1,5 +1,6 @@
-import { env } from "cloudflare:test";
+import { regional } from "@crm/db";
 import { expect } from "vitest";
+import { regionDb } from "./fixtures";
 import { call } from "./stack";
 
 /** Helpers for the CRM metadata tests: typed calls that assert the expected status. */
@@ -74,12 +75,6 @@ export interface ErrorBody {
 
 export const unique = () => crypto.randomUUID().slice(0, 8);
 
-/** A count straight from the us region's database, to see what a cascade left behind. */
-export const countInUs = async (query: string, ...values: unknown[]) =>
-  (await env.US_DB.prepare(query)
-    .bind(...values)
-    .first("n")) as number;
-
 /** Calls the API and checks the status; returns the parsed body. */
 export async function expectStatus<T>(status: number, path: string, init: Parameters<typeof call>[1] = {}): Promise<T> {
   const response = await call(path, init);
@@ -126,15 +121,19 @@ export async function storeRecord(
   record: { id: string; workspaceId: string; objectTypeId: string },
   values: { fieldDefinitionId: string; text?: string; number?: number; target?: string }[],
 ) {
+  const db = regionDb("us");
   const now = Date.now();
-  await env.US_DB.batch([
-    env.US_DB.prepare(
-      "insert into records (id, workspace_id, object_type_id, created_by, created_at, updated_at) values (?, ?, ?, 'usr_test00000', ?, ?)",
-    ).bind(record.id, record.workspaceId, record.objectTypeId, now, now),
+  await db.batch([
+    db.insert(regional.records).values({ ...record, createdBy: "usr_test00000", createdAt: now, updatedAt: now }),
     ...values.map((value) =>
-      env.US_DB.prepare(
-        "insert into record_values (record_id, field_definition_id, position, value_text, value_number, target_record_id) values (?, ?, 0, ?, ?, ?)",
-      ).bind(record.id, value.fieldDefinitionId, value.text ?? value.target ?? null, value.number ?? null, value.target ?? null),
+      db.insert(regional.recordValues).values({
+        recordId: record.id,
+        fieldDefinitionId: value.fieldDefinitionId,
+        position: 0,
+        valueText: value.text ?? value.target ?? null,
+        valueNumber: value.number ?? null,
+        targetRecordId: value.target ?? null,
+      }),
     ),
   ]);
 }

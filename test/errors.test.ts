@@ -1,8 +1,11 @@
 import { env } from "cloudflare:test";
-import { actorContextHeader, signActorContext } from "@crm/contracts";
+import { type ActorContext, actorContextHeader, signActorContext } from "@crm/contracts";
+import { control } from "@crm/db";
+import { eq, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { createKey, createOrganization } from "./fixtures";
-import { baseUrl, call, cast } from "./stack";
+import { call, cast } from "./stack";
 
 interface ErrorEnvelope {
   error: { code: string; message: string; requestId: string; details?: unknown };
@@ -31,6 +34,19 @@ describe("the error envelope from every layer", () => {
     const response = await call("/workspaces", { method: "DELETE", key: alice.apiKey });
     expect(response.headers.get("allow")).toBe("GET");
     await expectError(response, 405, "method_not_allowed");
+  });
+
+  it("404 for a known path with a trailing slash, whatever the method", async () => {
+    const { alice } = await cast();
+    for (const [method, path] of [
+      ["GET", "/workspaces/"],
+      ["POST", "/crm/objects/"],
+      ["DELETE", "/workspaces/"],
+    ] as const) {
+      const response = await call(path, { method, key: alice.apiKey });
+      expect(response.headers.get("allow")).toBeNull();
+      await expectError(response, 404, "not_found");
+    }
   });
 
   it("410 route_removed for the attachment download route", async () => {
@@ -79,8 +95,8 @@ describe("the error envelope from every layer", () => {
     const { organizationId, userId } = await createOrganization();
     const { key, id } = await createKey({ organizationId, ownerId: userId });
     // A corrupted row: the scopes column no longer holds JSON, so reading the key throws.
-    // Raw SQL because drizzle would serialize the value as valid JSON.
-    await env.CONTROL_DB.prepare("update api_keys set scopes = '{not json' where id = ?").bind(id).run();
+    // An SQL literal because drizzle would serialize a value as valid JSON.
+    await drizzle(env.CONTROL_DB).update(control.apiKeys).set({ scopes: sql`'{not json'` }).where(eq(control.apiKeys.id, id));
     const response = await call("/workspaces", { key });
     const error = await expectError(response, 500, "internal_error");
     expect(error.message).toBe("Internal error");
@@ -95,37 +111,72 @@ describe("the error envelope from every layer", () => {
 });
 
 describe("the regional Worker trusts only the gateway", () => {
-  const regional = (headers: Record<string, string>) =>
-    env.API_US.fetch(`${baseUrl.replace("127.0.0.1:8787", "api.us.internal")}/workspaces`, { headers });
+  const secrets = { us: env.GATEWAY_CONTEXT_SECRET_US, eu: env.GATEWAY_CONTEXT_SECRET_EU };
 
-  async function context(overrides: { operationId?: string; issuedAt?: number } = {}) {
+  /** A request straight to a region's Worker, past the gateway, as a misrouted or replayed internal call would be. */
+  const regional = (token: string | null, options: { region?: "us" | "eu"; method?: string; target?: string } = {}) => {
+    const { region = "us", method = "GET", target = "/api/v1/workspaces" } = options;
+    return (region === "eu" ? env.API_EU : env.API_US).fetch(`https://api.${region}.internal${target}`, {
+      method,
+      headers: token === null ? {} : { [actorContextHeader]: token },
+    });
+  };
+
+  /** alice's context for `GET /workspaces` in the us region, as the gateway signs it, with `overrides`. */
+  async function context(overrides: Partial<ActorContext> = {}): Promise<ActorContext> {
     const { acme, alice } = await cast();
     return {
       requestId: "req_test",
       organizationId: acme.id,
-      actor: { type: "user" as const, id: alice.id },
-      credential: { type: "api_key" as const, id: "key_test" },
+      region: "us",
+      actor: { type: "user", id: alice.id },
+      credential: { type: "api_key", id: "key_test" },
       scopes: [],
       workspaceIds: null,
-      organizationRole: "owner" as const,
-      operationId: overrides.operationId ?? "listWorkspaces",
-      issuedAt: overrides.issuedAt ?? Date.now(),
+      organizationRole: "owner",
+      operationId: "listWorkspaces",
+      method: "GET",
+      path: "/workspaces",
+      target: "/api/v1/workspaces",
+      issuedAt: Date.now(),
+      ...overrides,
     };
   }
 
-  it("serves a context signed with the shared secret", async () => {
-    const token = await signActorContext(await context(), env.GATEWAY_CONTEXT_SECRET);
-    expect((await regional({ [actorContextHeader]: token })).status).toBe(200);
+  it("serves a context signed with the region's own secret for this very request", async () => {
+    expect((await regional(await signActorContext(await context(), secrets.us))).status).toBe(200);
+    const { globex, dave } = await cast();
+    const eu = await context({ region: "eu", organizationId: globex.id, actor: { type: "user", id: dave.id } });
+    expect((await regional(await signActorContext(eu, secrets.eu), { region: "eu" })).status).toBe(200);
   });
 
   it("refuses a missing, forged, stale or re-targeted context", async () => {
     const forged = await signActorContext(await context(), "not-the-gateway-secret");
-    const stale = await signActorContext(await context({ issuedAt: Date.now() - 5 * 60_000 }), env.GATEWAY_CONTEXT_SECRET);
-    const otherRoute = await signActorContext(await context({ operationId: "createObjectType" }), env.GATEWAY_CONTEXT_SECRET);
+    const stale = await signActorContext(await context({ issuedAt: Date.now() - 5 * 60_000 }), secrets.us);
+    const otherRoute = await signActorContext(await context({ operationId: "createObjectType" }), secrets.us);
     const unsigned = btoa(JSON.stringify(await context()));
-    await expectError(await regional({}), 401, "unauthorized");
+    await expectError(await regional(null), 401, "unauthorized");
     for (const token of [forged, stale, otherRoute, unsigned]) {
-      await expectError(await regional({ [actorContextHeader]: token }), 401, "unauthorized");
+      await expectError(await regional(token), 401, "unauthorized");
     }
+  });
+
+  it("refuses a context signed for another region, or with another region's secret", async () => {
+    // Named for us, signed with eu's secret and sent to eu: only the region it names gives it away.
+    await expectError(await regional(await signActorContext(await context(), secrets.eu), { region: "eu" }), 401, "unauthorized");
+    // Named for us and sent to us, but signed with eu's secret.
+    await expectError(await regional(await signActorContext(await context(), secrets.eu)), 401, "unauthorized");
+  });
+
+  it("refuses a context signed for another method, path template or request", async () => {
+    const signed = async (overrides: Partial<ActorContext>) => signActorContext(await context(overrides), secrets.us);
+    // Signed for a POST, replayed as the GET of the same path.
+    await expectError(await regional(await signed({ method: "POST" })), 401, "unauthorized");
+    // Same operation id, another route.
+    await expectError(await regional(await signed({ path: "/workspaces/{workspaceId}" })), 401, "unauthorized");
+    // Signed for one request of the route, replayed for another.
+    const firstPage = await signed({ target: "/api/v1/workspaces?limit=1" });
+    expect((await regional(firstPage, { target: "/api/v1/workspaces?limit=1" })).status).toBe(200);
+    await expectError(await regional(firstPage, { target: "/api/v1/workspaces?limit=2" }), 401, "unauthorized");
   });
 });

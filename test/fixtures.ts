@@ -1,7 +1,9 @@
 import { env } from "cloudflare:test";
 import { scopes as allScopes, type Scope } from "@crm/contracts";
 import { control, newId, regional } from "@crm/db";
+import { and, count, eq, like, type SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { generateApiKey, hashApiKey } from "../workers/gateway/src/api-keys";
 
 /**
@@ -11,6 +13,10 @@ import { generateApiKey, hashApiKey } from "../workers/gateway/src/api-keys";
 
 const controlDb = () => drizzle(env.CONTROL_DB);
 export const regionDb = (region: "us" | "eu") => drizzle(region === "eu" ? env.EU_DB : env.US_DB);
+
+/** How many rows of a table a region's database holds (matching `where`), e.g. to see what a cascade left behind. */
+export const countRows = async (region: "us" | "eu", table: SQLiteTable, where?: SQL) =>
+  (await regionDb(region).select({ n: count() }).from(table).where(where))[0]?.n ?? 0;
 
 export interface KeyOptions {
   organizationId: string;
@@ -97,3 +103,28 @@ export async function createMember(options: {
   const { key } = await createKey({ organizationId: options.organizationId, ownerId: userId });
   return { userId, key };
 }
+
+/** A conversation in a workspace, as the inbox will store one, for tasks that link to it. */
+export async function addConversation(region: "us" | "eu", workspaceId: string, subject: string): Promise<string> {
+  const id = newId("conv");
+  const now = Date.now();
+  await regionDb(region).insert(regional.conversations).values({
+    id,
+    workspaceId,
+    channel: "email",
+    subject,
+    lastMessageAtMs: now,
+    isClosed: false,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return id;
+}
+
+/** How many events of a type about a resource (by its id in the payload) the us outbox holds. */
+export const outboxCount = (type: string, resourceId: string) =>
+  countRows(
+    "us",
+    regional.eventOutbox,
+    and(eq(regional.eventOutbox.type, type), like(regional.eventOutbox.payload, `%"id":"${resourceId}"%`)),
+  );

@@ -1,6 +1,9 @@
-import { env } from "cloudflare:test";
+import { regional } from "@crm/db";
+import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { call, cast } from "./stack";
+import { requestHash } from "../workers/api/src/idempotency";
+import { createKey, regionDb } from "./fixtures";
+import { baseUrl, call, cast } from "./stack";
 
 /**
  * Idempotency-Key (DESIGN.md section 5) on a real write route: POST /crm/objects creates a custom
@@ -10,9 +13,33 @@ import { call, cast } from "./stack";
 const unique = () => crypto.randomUUID().slice(0, 8);
 
 async function objectTypesNamed(namePlural: string): Promise<number> {
-  return (await env.US_DB.prepare("select count(*) as n from object_types where name_plural = ?")
-    .bind(namePlural)
-    .first("n")) as number;
+  const [row] = await regionDb("us")
+    .select({ n: count() })
+    .from(regional.objectTypes)
+    .where(eq(regional.objectTypes.namePlural, namePlural));
+  return row?.n ?? 0;
+}
+
+/**
+ * Claims an Idempotency-Key for `POST /crm/objects` with `body` as the middleware does when a
+ * request starts, as if that request were still running (or had died, when `lockedUntil` is past).
+ */
+async function claimInFlight(
+  claim: { organizationId: string; credentialId: string; key: string; body: unknown },
+  lockedUntil: number,
+) {
+  const hash = await requestHash("POST", new URL(`${baseUrl}/crm/objects`), JSON.stringify(claim.body));
+  await regionDb("us")
+    .insert(regional.idempotencyKeys)
+    .values({
+      organizationId: claim.organizationId,
+      credentialId: claim.credentialId,
+      key: claim.key,
+      requestHash: hash,
+      state: "in_flight",
+      lockedUntil,
+      expiresAt: Date.now() + 24 * 3600_000,
+    });
 }
 
 function createObjectType(key: string, body: Record<string, unknown>, idempotencyKey?: string) {
@@ -64,19 +91,34 @@ describe("Idempotency-Key", () => {
   });
 
   it("answers 409 while the first request with the key is still in flight", async () => {
-    const { alice, sales } = await cast();
+    const { acme, alice, sales } = await cast();
+    const { key: apiKey, id: credentialId } = await createKey({ organizationId: acme.id, ownerId: alice.id });
     const key = `inflight-${unique()}`;
     const body = { workspaceId: sales.id, nameSingular: "Partner", namePlural: `Partners ${unique()}` };
-    const responses = await Promise.all([createObjectType(alice.apiKey, body, key), createObjectType(alice.apiKey, body, key)]);
-    const statuses = responses.map((response) => response.status).sort();
-    // Either the second arrived while the first was in flight (409) or after it finished (replayed 201).
-    expect([
-      [201, 409],
-      [201, 201],
-    ]).toContainEqual(statuses);
+    await claimInFlight({ organizationId: acme.id, credentialId, key, body }, Date.now() + 60_000);
+    const response = await createObjectType(apiKey, body, key);
+    expect(response.status).toBe(409);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("idempotency_key_in_use");
+    expect(await objectTypesNamed(body.namePlural)).toBe(0);
+  });
+
+  it("takes over the abandoned claim of the same request, and no other's", async () => {
+    const { acme, alice, sales } = await cast();
+    const { key: apiKey, id: credentialId } = await createKey({ organizationId: acme.id, ownerId: alice.id });
+    const key = `stale-${unique()}`;
+    const body = { workspaceId: sales.id, nameSingular: "Partner", namePlural: `Partners ${unique()}` };
+    await claimInFlight({ organizationId: acme.id, credentialId, key, body }, Date.now() - 1);
+    const other = { ...body, namePlural: `Partners ${unique()}` };
+    const reused = await createObjectType(apiKey, other, key);
+    expect(reused.status).toBe(422);
+    expect(((await reused.json()) as { error: { code: string } }).error.code).toBe("idempotency_key_reused");
+
+    const response = await createObjectType(apiKey, body, key);
+    expect(response.status).toBe(201);
     expect(await objectTypesNamed(body.namePlural)).toBe(1);
-    const conflict = responses.find((response) => response.status === 409);
-    if (conflict) expect(((await conflict.json()) as { error: { code: string } }).error.code).toBe("idempotency_key_in_use");
+    const replay = await createObjectType(apiKey, body, key);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await objectTypesNamed(body.namePlural)).toBe(1);
   });
 
   it("keeps keys apart per credential", async () => {
@@ -117,12 +159,13 @@ describe("Idempotency-Key", () => {
     const key = `expiring-${unique()}`;
     const body = { workspaceId: sales.id, nameSingular: "Lead source", namePlural: `Lead sources ${unique()}` };
     expect((await createObjectType(alice.apiKey, body, key)).status).toBe(201);
-    const { n } = (await env.US_DB.prepare(
-      "select count(*) as n from idempotency_keys where key = ? and expires_at between ? and ?",
-    )
-      .bind(key, Date.now() + 23.9 * 3600_000, Date.now() + 24 * 3600_000)
-      .first()) as { n: number };
-    expect(n).toBe(1);
+    const records = await regionDb("us")
+      .select({ expiresAt: regional.idempotencyKeys.expiresAt })
+      .from(regional.idempotencyKeys)
+      .where(eq(regional.idempotencyKeys.key, key));
+    expect(records).toHaveLength(1);
+    expect(records[0]?.expiresAt).toBeGreaterThan(Date.now() + 23.9 * 3600_000);
+    expect(records[0]?.expiresAt).toBeLessThanOrEqual(Date.now() + 24 * 3600_000);
   });
 });
 

@@ -1,4 +1,4 @@
-import { catalogue } from "@crm/contracts";
+import { catalogue, errorStatus, openApiDocument } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
 import { call } from "./stack";
 
@@ -36,6 +36,68 @@ describe("GET /openapi.json", () => {
       expect(entry?.security).toEqual([{ ApiKeyBearer: [] }, { ServiceOAuth: operation.scope ? [operation.scope] : [] }]);
       expect(entry?.["x-token-cost"]).toBe(operation.costUnits / 100);
       expect(Object.keys(entry?.responses ?? {})).toEqual(expect.arrayContaining(["400", "401", "403", "404", "429", "500"]));
+    }
+  });
+});
+
+interface DocumentedOperation {
+  description?: string;
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<
+    string,
+    { headers?: Record<string, unknown>; content?: Record<string, { schema: { properties?: Record<string, unknown> } }> }
+  >;
+}
+
+describe("the OpenAPI document as generated clients read it", () => {
+  const document = openApiDocument("http://127.0.0.1:8787") as unknown as {
+    paths: Record<string, Record<string, DocumentedOperation>>;
+    components: { schemas: Record<string, unknown> };
+  };
+  const entries = catalogue.map((operation) => ({
+    operation,
+    entry: document.paths[operation.path]?.[operation.method] as DocumentedOperation,
+  }));
+
+  /** Every schema reachable from `schema`, `$ref`s followed once. */
+  function reachable(schema: unknown, seen = new Set<unknown>()): unknown[] {
+    if (schema === null || typeof schema !== "object" || seen.has(schema)) return [];
+    seen.add(schema);
+    const ref = (schema as { $ref?: string }).$ref;
+    const target = ref ? document.components.schemas[ref.split("/").pop() as string] : undefined;
+    return [schema, ...reachable(target, seen), ...Object.values(schema).flatMap((child) => reachable(child, seen))];
+  }
+
+  it("states request defaults in descriptions, never as `default` (generated types would make the property required)", () => {
+    for (const { operation, entry } of entries) {
+      const withDefault = reachable(entry.requestBody).filter((schema) => Object.hasOwn(schema as object, "default"));
+      expect(withDefault, operation.operationId).toEqual([]);
+    }
+  });
+
+  it("describes every operation and declares the headers of its successes", () => {
+    for (const { operation, entry } of entries) {
+      expect(entry.description, operation.operationId).toBeTruthy();
+      for (const [status, response] of Object.entries(entry.responses).filter(([status]) => status.startsWith("2"))) {
+        const expected = ["X-Request-Id", "RateLimit-Policy", "RateLimit", "X-Token-Cost"];
+        if (operation.method !== "get") expected.push("Idempotent-Replayed");
+        expect(Object.keys(response.headers ?? {}), `${operation.operationId} ${status}`).toEqual(expected);
+      }
+      expect(Object.keys(entry.responses["429"]?.headers ?? {})).toContain("Retry-After");
+      expect(Object.keys(entry.responses["401"]?.headers ?? {})).toContain("WWW-Authenticate");
+    }
+  });
+
+  it("lists under each error status exactly codes of that status in errorStatus", () => {
+    for (const { operation, entry } of entries) {
+      for (const [status, response] of Object.entries(entry.responses).filter(([status]) => !status.startsWith("2"))) {
+        const error = response.content?.["application/json"]?.schema.properties?.error as {
+          properties: { code: { enum: (keyof typeof errorStatus)[] } };
+        };
+        const codes = error.properties.code.enum;
+        expect(codes.length, `${operation.operationId} ${status}`).toBeGreaterThan(0);
+        for (const code of codes) expect(errorStatus[code], `${operation.operationId} ${status} ${code}`).toBe(Number(status));
+      }
     }
   });
 });

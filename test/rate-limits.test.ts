@@ -1,5 +1,6 @@
+import { newId } from "@crm/db";
 import { describe, expect, it } from "vitest";
-import { createOrganization } from "./fixtures";
+import { createKey, createOrganization } from "./fixtures";
 import { call } from "./stack";
 
 interface RateLimitedBody {
@@ -70,9 +71,57 @@ describe("rate limits over HTTP", () => {
 
   it("does not count a valid key against its client IP", async () => {
     const ip = "203.0.113.99";
-    for (let i = 0; i < 65; i++) {
-      const { key } = await createOrganization();
+    // 65 keys, each looked up once (a cached key would not reach the IP window's guard at all).
+    const organizations = await Promise.all(Array.from({ length: 65 }, () => createOrganization()));
+    for (const { key } of organizations) {
       expect((await call("/workspaces", { key, headers: { "cf-connecting-ip": ip } })).status).toBe(200);
     }
+  }, 20_000);
+
+  it("counts the failed authentications of an IPv6 client per /64, not per address", async () => {
+    const hex = () => crypto.randomUUID().slice(0, 4);
+    const prefix = `2001:db8:${hex()}:${hex()}`;
+    for (let i = 0; i < 60; i++) {
+      const response = await call("/workspaces", { headers: { "cf-connecting-ip": `${prefix}:${i.toString(16)}::${hex()}` } });
+      expect(response.status).toBe(401);
+    }
+    // Another address of the same /64, spelled out in full and in capitals: the window is full.
+    const sameNetwork = await call("/workspaces", {
+      headers: { "cf-connecting-ip": `${prefix}:ffff:ffff:ffff:ffff`.toUpperCase() },
+    });
+    expect(sameNetwork.status).toBe(429);
+    // The neighbouring /64 is another client.
+    const neighbour = `2001:db8:${hex()}:${hex()}::1`;
+    expect((await call("/workspaces", { headers: { "cf-connecting-ip": neighbour } })).status).toBe(401);
+  });
+});
+
+describe("the workspace window across organizations", () => {
+  const workspaceRoute = (path: string, workspaceId: string) => `${path}?workspaceId=${workspaceId}`;
+
+  it("neither charges a workspace's window for another organization's requests nor shows it that window", async () => {
+    const victim = await createOrganization({ workspaceCount: 1 });
+    const workspaceId = victim.workspaceIds[0] as string;
+    const attacker = await createOrganization();
+    const agent = () => createKey({ organizationId: attacker.organizationId, ownerType: "agent", ownerId: newId("agt") });
+
+    // 200 requests naming the victim's workspace, from two identities over two routes (each under its own limits).
+    const [first, second] = [attacker.key, (await agent()).key];
+    const hammering = await Promise.all([
+      ...Array.from({ length: 100 }, () => call(workspaceRoute("/crm/objects", workspaceId), { key: first })),
+      ...Array.from({ length: 100 }, () => call(workspaceRoute("/tasks", workspaceId), { key: second })),
+    ]);
+    expect(hammering.every((response) => response.status === 404)).toBe(true);
+
+    // The victim's budget is untouched: its tightest window is still its route, one request in.
+    const own = await call(workspaceRoute("/crm/objects", workspaceId), { key: victim.key });
+    expect(own.status).toBe(200);
+    expect(own.headers.get("ratelimit")).toMatch(/^"route";r=119;t=\d+$/);
+    for (let i = 0; i < 20; i++) await call(workspaceRoute("/crm/objects", workspaceId), { key: victim.key });
+
+    // A fresh identity of the attacker sees only its organization's own count: 201 of 300, not the victim's 21 on top.
+    const probe = await call(workspaceRoute("/webhooks", workspaceId), { key: (await agent()).key });
+    expect(probe.status).toBe(404);
+    expect(probe.headers.get("ratelimit")).toMatch(/^"workspace";r=99;t=\d+$/);
   });
 });

@@ -1,15 +1,16 @@
 import { env } from "cloudflare:test";
 import { control, regional } from "@crm/db";
+import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 
 /** The hand-written migrations and the drizzle schema describe the same tables, column for column. */
 async function columnsIn(database: D1Database, table: string) {
-  const { results } = await database.prepare(`select name, "notnull" as required, pk from pragma_table_info(?)`).bind(table).all<{
-    name: string;
-    required: number;
-    pk: number;
-  }>();
+  // Raw SQL: drizzle's query builder has no pragma; the table name is still a bound parameter.
+  const results = await drizzle(database).all<{ name: string; required: number; pk: number }>(
+    sql`select name, "notnull" as required, pk from pragma_table_info(${table})`,
+  );
   return results
     .map((column) => ({ name: column.name, notNull: column.required === 1 || column.pk > 0 }))
     .sort((a, b) => a.name.localeCompare(b.name));

@@ -1,4 +1,5 @@
 import { exports } from "cloudflare:workers";
+import { assertDocumentedResponse } from "./response-contract";
 
 /** Test helpers: requests to the gateway under test, and the demo seed of DESIGN.md section 13. */
 
@@ -11,7 +12,8 @@ export interface Demo {
     name: string;
     region: "us" | "eu";
     workspaces: { id: string; name: string }[];
-    users: { id: string; name: string; email: string; organizationRole: string; apiKey: string }[];
+    /** Members of the organization; `apiKey` only for those whose home it is (a guest's key is for their own). */
+    users: { id: string; name: string; email: string; organizationRole: string; apiKey?: string }[];
     agent?: { id: string; name: string };
     agentApiKey?: string;
     readOnlyKey?: string;
@@ -22,45 +24,68 @@ export interface Demo {
 
 const gateway = (exports as unknown as { default: Fetcher }).default;
 
-export function call(path: string, init: RequestInit & { key?: string; json?: unknown } = {}): Promise<Response> {
+/**
+ * A request to the gateway, as a client sends it. The response is checked against the OpenAPI
+ * document (test/response-contract.ts) before the test sees it: an undocumented status, body or
+ * header fails the test.
+ */
+export async function call(path: string, init: RequestInit & { key?: string; json?: unknown } = {}): Promise<Response> {
   const { key, json, ...rest } = init;
   const headers = new Headers(rest.headers);
-  // Each call from its own client IP unless a test picks one: the per-IP window of failed
-  // authentications (60 a minute) would otherwise couple unrelated tests.
+  // Each call from its own client (an IPv6 /64 of its own) unless a test picks one: the per-client
+  // window of failed authentications (60 a minute) would otherwise couple unrelated tests.
   if (!headers.has("cf-connecting-ip"))
-    headers.set("cf-connecting-ip", `2001:db8::${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}`);
+    headers.set("cf-connecting-ip", `2001:db8:${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}::1`);
   if (key) headers.set("authorization", `Bearer ${key}`);
   if (json !== undefined) headers.set("content-type", "application/json");
-  return gateway.fetch(`${baseUrl}${path}`, { ...rest, headers, ...(json === undefined ? {} : { body: JSON.stringify(json) }) });
+  const response = await gateway.fetch(`${baseUrl}${path}`, {
+    ...rest,
+    headers,
+    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+  });
+  await assertDocumentedResponse(rest.method ?? "GET", path, response);
+  return response;
 }
 
 let seeded: Promise<Demo> | undefined;
 
+/** Runs the demo seed (`POST /__dev/seed`) and returns its description of the demo. */
+export async function seed(): Promise<Demo> {
+  const response = await gateway.fetch("http://127.0.0.1:8787/__dev/seed", { method: "POST" });
+  if (!response.ok) throw new Error(`seed failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Demo;
+}
+
 /** Seeds the demo data once per test file (the seed is idempotent) and returns its description. */
 export function demo(): Promise<Demo> {
-  seeded ??= gateway.fetch("http://127.0.0.1:8787/__dev/seed", { method: "POST" }).then(async (response) => {
-    if (!response.ok) throw new Error(`seed failed: ${response.status} ${await response.text()}`);
-    return (await response.json()) as Demo;
-  });
+  seeded ??= seed();
   return seeded;
 }
 
 /** The demo's people and keys by name, for readable tests. */
 export async function cast() {
   const { organizations } = await demo();
-  const [acme, globex] = organizations as [Demo["organizations"][number], Demo["organizations"][number]];
-  const user = (organization: typeof acme, name: string) => {
-    const found = organization.users.find((candidate) => candidate.email.startsWith(`${name}@`));
-    if (!found) throw new Error(`no demo user ${name}`);
+  const organization = (name: string) => {
+    const found = organizations.find((candidate) => candidate.name === name);
+    if (!found) throw new Error(`no demo organization ${name}`);
     return found;
   };
+  // A user's full-scope key is for their home organization (erin's for Initech, not Globex).
+  const user = (home: Demo["organizations"][number], name: string) => {
+    const found = home.users.find((candidate) => candidate.email.startsWith(`${name}@`));
+    if (!found?.apiKey) throw new Error(`no demo user ${name} with a key in ${home.name}`);
+    return { ...found, apiKey: found.apiKey };
+  };
+  const [acme, globex, initech] = [organization("Acme"), organization("Globex"), organization("Initech")];
   return {
     acme,
     globex,
+    initech,
     alice: user(acme, "alice"),
     bob: user(acme, "bob"),
     carol: user(acme, "carol"),
     dave: user(globex, "dave"),
+    erin: user(initech, "erin"),
     sales: acme.workspaces[0] as { id: string; name: string },
     support: acme.workspaces[1] as { id: string; name: string },
   };

@@ -1,8 +1,9 @@
 import { env } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createSourceManagedTask } from "../workers/api/src/domain/tasks";
+import { createSourceManagedTask } from "../workers/api/src/domain/tasks/service";
 import { type ErrorBody, expectStatus, objectTypesOf, unique } from "./crm";
+import { addConversation, outboxCount } from "./fixtures";
 import { cast } from "./stack";
 
 interface Task {
@@ -58,18 +59,10 @@ beforeAll(async () => {
 const createTask = (body: Record<string, unknown>, record = recordId, status = 201) =>
   expectStatus<{ task: Task } & ErrorBody>(status, `/records/${record}/tasks`, { method: "POST", key, json: body });
 
-const outboxCount = async (type: string, id: string) =>
-  (await env.US_DB.prepare("select count(*) as n from event_outbox where type = ? and payload like ?")
-    .bind(type, `%"id":"${id}"%`)
-    .first("n")) as number;
-
 describe("tasks", () => {
   it("are created on a record with assignees, a linked conversation and sanitized HTML", async () => {
     const { bob, alice } = await cast();
-    const conversationId = `conv_${unique()}${unique()}`;
-    await env.US_DB.prepare("insert into conversations values (?, ?, 'email', 'Renewal question', 0, 0, 0, 0)")
-      .bind(conversationId, salesId)
-      .run();
+    const conversationId = await addConversation("us", salesId, "Renewal question");
     const { task } = await createTask({
       title: "Send the proposal",
       descriptionHtml:
@@ -103,10 +96,7 @@ describe("tasks", () => {
 
   it("refuse bad input", async () => {
     const { dave } = await cast();
-    const otherConversation = `conv_${unique()}${unique()}`;
-    await env.US_DB.prepare("insert into conversations values (?, 'ws_elsewhere000', 'email', 'x', 0, 0, 0, 0)")
-      .bind(otherConversation)
-      .run();
+    const otherConversation = await addConversation("us", "ws_elsewhere000", "x");
     const cases: [Record<string, unknown>, string][] = [
       [{ title: "" }, "body.title"],
       [{ title: "x", assigneeUserIds: [dave.id] }, "body.assigneeUserIds.0"],

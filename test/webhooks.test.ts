@@ -1,4 +1,6 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { regional } from "@crm/db";
+import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +8,8 @@ import { takeToken } from "../workers/api/src/domain/webhooks/burst";
 import { deliverBatch } from "../workers/api/src/domain/webhooks/deliver";
 import { dispatchOutbox } from "../workers/api/src/domain/webhooks/dispatch";
 import { checkWebhookUrl } from "../workers/api/src/domain/webhooks/url-safety";
-import { type ErrorBody, expectStatus, objectTypesOf, unique } from "./crm";
+import { createObjectType, type ErrorBody, expectStatus, objectTypesOf, unique } from "./crm";
+import { createOrganization } from "./fixtures";
 import { cast, eventually } from "./stack";
 
 interface WebhookBody {
@@ -48,19 +51,39 @@ const received = async (path: string) => (await (await fetch(`${env.RECEIVER_URL
 const program = (path: string, responses: { status: number; headers?: Record<string, string> }[]) =>
   fetch(`${env.RECEIVER_URL}/__program${path}`, { method: "POST", body: JSON.stringify(responses) });
 
-async function subscribe(path: string, body: Record<string, unknown> = {}) {
+/** Where a test subscribes and writes: Acme's Sales by default, or a workspace of its own. */
+interface Place {
+  key: string;
+  workspaceId: string;
+  objectTypeId: string;
+}
+const sales = (): Place => ({ key, workspaceId: salesId, objectTypeId: objectTypes.people });
+
+/**
+ * A fresh organization's workspace with a custom object type. Tests that drain or depend on a
+ * workspace's burst bucket use one: every record any test file creates in Sales is delivered to
+ * each of its subscriptions, so Sales' bucket is shared with the whole run.
+ */
+async function isolatedPlace(): Promise<Place> {
+  const organization = await createOrganization({ workspaceCount: 1 });
+  const workspaceId = organization.workspaceIds[0] as string;
+  const objectType = await createObjectType(organization.key, workspaceId);
+  return { key: organization.key, workspaceId, objectTypeId: objectType.id };
+}
+
+async function subscribe(path: string, body: Record<string, unknown> = {}, place = sales()) {
   return expectStatus<{ webhook: WebhookBody; secret: string }>(201, "/webhooks", {
     method: "POST",
-    key,
-    json: { workspaceId: salesId, url: `${env.RECEIVER_URL}${path}`, eventTypes: ["record.created"], ...body },
+    key: place.key,
+    json: { workspaceId: place.workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes: ["record.created"], ...body },
   });
 }
 
-const createPerson = (name: string) =>
+const createPerson = (name: string, place = sales()) =>
   expectStatus<{ record: { id: string } }>(201, "/records", {
     method: "POST",
-    key,
-    json: { objectTypeId: objectTypes.people, fields: { name } },
+    key: place.key,
+    json: { objectTypeId: place.objectTypeId, fields: { name } },
   });
 
 describe("webhook subscriptions", () => {
@@ -263,17 +286,29 @@ describe("deliveries", () => {
 
   it("hold deliveries over the workspace's burst limit back instead of dropping them, counted as rateLimited", async () => {
     const path = receiverPath();
-    const { webhook } = await subscribe(path);
-    // Empty the Sales workspace's bucket through the regional Worker's own object.
-    const bucket = env.WEBHOOK_BURST_US.get(env.WEBHOOK_BURST_US.idFromName(salesId));
-    for (let taken = 0; taken < 400 && (await bucket.take()).allowed; taken++);
-    await createPerson(`Burst ${unique()}`);
+    const place = await isolatedPlace();
+    const { webhook } = await subscribe(path, {}, place);
+    // Keep the workspace's bucket empty (through the regional Worker's own object) until the
+    // delivery has been held once: it refills a token every 171 ms, faster than a queue hop here.
+    const bucket = env.WEBHOOK_BURST_US.get(env.WEBHOOK_BURST_US.idFromName(place.workspaceId));
+    const drain = async () => {
+      for (let taken = 0; taken < 400 && (await bucket.take()).allowed; taken++);
+    };
+    await drain();
+    await createPerson(`Burst ${unique()}`, place);
+    await eventually(
+      async () => {
+        await drain();
+        return expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key: place.key });
+      },
+      (result) => result.statistics.rateLimited >= 1,
+    );
     const deliveries = await eventually(
-      () => expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key }),
+      () => expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key: place.key }),
       (result) => result.statistics.delivered === 1,
     );
     expect(deliveries.statistics).toEqual({ delivered: 1, failed: 0, pending: 0, rateLimited: 1 });
-    // Other subscriptions of the workspace compete for the same bucket, so the hold may repeat.
+    // Until the bucket refills, the held delivery may be held again.
     const [latest, ...held] = deliveries.data.map((attempt) => attempt.status);
     expect(latest).toBe("delivered");
     expect(held.length).toBeGreaterThanOrEqual(1);
@@ -314,11 +349,19 @@ describe("at-least-once delivery", () => {
       data: { id: "rec_swept" },
     };
     // Committed with its change, never queued: what a crash right after the batch leaves behind.
-    await env.US_DB.prepare(
-      "insert into event_outbox (id, organization_id, workspace_id, object_type_id, type, payload, created_at, queued_at) values (?, 'org', ?, null, 'record.created', ?, ?, null)",
-    )
-      .bind(eventId, salesId, JSON.stringify(event), createdAt)
-      .run();
+    const { eventOutbox } = regional;
+    await drizzle(env.US_DB)
+      .insert(eventOutbox)
+      .values({
+        id: eventId,
+        organizationId: "org",
+        workspaceId: salesId,
+        objectTypeId: null,
+        type: "record.created",
+        payload: JSON.stringify(event),
+        createdAt,
+        queuedAt: null,
+      });
     // The sweeper as the cron runs it a minute later: rows older than 10 s that nobody queued.
     expect(
       await dispatchOutbox(drizzle(env.US_DB), { EVENTS: env.EVENTS_US }, 10_000, createdAt + 60_000),
@@ -328,18 +371,21 @@ describe("at-least-once delivery", () => {
       (items) => items.length >= 1,
     )) as [Received];
     expect((new Webhook(secret).verify(request.body, request.headers) as { id: string }).id).toBe(eventId);
-    expect(
-      await env.US_DB.prepare("select queued_at from event_outbox where id = ?").bind(eventId).first("queued_at"),
-    ).not.toBeNull();
+    const [swept] = await drizzle(env.US_DB)
+      .select({ queuedAt: eventOutbox.queuedAt })
+      .from(eventOutbox)
+      .where(eq(eventOutbox.id, eventId));
+    expect(swept?.queuedAt).not.toBeNull();
   });
 
   it("acknowledges each delivery once recorded, so a crash mid-batch leaves exactly the unfinished ones for redelivery", async () => {
     const path = receiverPath();
-    const { webhook } = await subscribe(path);
+    const place = await isolatedPlace();
+    const { webhook } = await subscribe(path, {}, place);
     const message = (n: number) => ({
       deliveryId: `dlv_crash${n}${unique()}`,
       webhookId: webhook.id,
-      workspaceId: salesId,
+      workspaceId: place.workspaceId,
       eventId: `evt_crash${n}${unique()}`,
       eventType: "record.created" as const,
       payload: JSON.stringify({ n }),

@@ -1,6 +1,10 @@
 import { env } from "cloudflare:test";
+import { control, regional } from "@crm/db";
+import { and, count, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
-import { call, cast } from "./stack";
+import { countRows, regionDb } from "./fixtures";
+import { call, cast, demo, seed } from "./stack";
 
 describe("GET /workspaces", () => {
   it("lists the workspaces of alice's organization with her role", async () => {
@@ -23,10 +27,8 @@ describe("GET /workspaces", () => {
     const body = (await response.json()) as { data: { id: string; name: string }[] };
     expect(body.data.map((workspace) => workspace.name)).toEqual(["Operations"]);
     const id = body.data[0]?.id;
-    expect(await env.EU_DB.prepare("select count(*) as n from workspaces where id = ?").bind(id).first("n")).toBe(1);
-    expect(
-      await env.US_DB.prepare("select count(*) as n from workspaces where organization_id = ?").bind(globex.id).first("n"),
-    ).toBe(0);
+    expect(await countRows("eu", regional.workspaces, eq(regional.workspaces.id, id as string))).toBe(1);
+    expect(await countRows("us", regional.workspaces, eq(regional.workspaces.organizationId, globex.id))).toBe(0);
   });
 });
 
@@ -55,8 +57,83 @@ describe("the demo seed", () => {
       resourceType: "meeting",
       resourceId: expect.stringMatching(/^mtg_/),
     });
+    expect(await countRows("us", regional.conversations, eq(regional.conversations.workspaceId, sales.id))).toBe(1);
+  });
+
+  it("seeds Initech beside Acme in the us database, owned by erin, with records of its own", async () => {
+    const { initech, erin } = await cast();
+    expect(initech.region).toBe("us");
+    const workspaces = (await (await call("/workspaces", { key: erin.apiKey })).json()) as {
+      data: { id: string; name: string; role: string; organizationId: string }[];
+    };
+    expect(workspaces.data.map((workspace) => [workspace.name, workspace.role, workspace.organizationId])).toEqual([
+      ["Main", "owner", initech.id],
+    ]);
+    const main = workspaces.data[0]?.id as string;
+    expect(await countRows("us", regional.workspaces, eq(regional.workspaces.organizationId, initech.id))).toBe(1);
+    const { objects } = (await (await call(`/crm/objects?workspaceId=${main}`, { key: erin.apiKey })).json()) as {
+      objects: { id: string; slug: string }[];
+    };
+    const companies = objects.find((object) => object.slug === "companies")?.id;
+    const page = (await (await call(`/records?objectTypeId=${companies}`, { key: erin.apiKey })).json()) as {
+      data: { fields: { name: string } }[];
+    };
+    expect(page.data.map((record) => record.fields.name)).toEqual(expect.arrayContaining(["Initech", "Hooli"]));
+  });
+
+  it("makes erin a member of Globex too, listed there without a key: her key is for Initech", async () => {
+    const { globex, initech, erin } = await cast();
+    expect(globex.users.find((user) => user.id === erin.id)).toEqual({
+      id: erin.id,
+      name: erin.name,
+      email: erin.email,
+      organizationRole: "member",
+    });
+    const memberships = await drizzle(env.CONTROL_DB)
+      .select({ organizationId: control.organizationMembers.organizationId, role: control.organizationMembers.role })
+      .from(control.organizationMembers)
+      .where(eq(control.organizationMembers.userId, erin.id));
+    expect(memberships).toEqual(
+      expect.arrayContaining([
+        { organizationId: globex.id, role: "member" },
+        { organizationId: initech.id, role: "owner" },
+      ]),
+    );
+    expect(memberships).toHaveLength(2);
+    const [globexMembership] = await regionDb("eu")
+      .select({ role: regional.workspaceMembers.role })
+      .from(regional.workspaceMembers)
+      .where(
+        and(
+          eq(regional.workspaceMembers.workspaceId, globex.workspaces[0]?.id as string),
+          eq(regional.workspaceMembers.userId, erin.id),
+        ),
+      );
+    expect(globexMembership).toEqual({ role: "member" });
+  });
+
+  it("is idempotent: seeding again adds no rows and describes the same demo", async () => {
+    const first = await demo();
+    const rows = async () => ({
+      workspaces: await countRows("us", regional.workspaces),
+      records: await countRows("us", regional.records),
+      members: (await drizzle(env.CONTROL_DB).select({ n: count() }).from(control.organizationMembers))[0]?.n,
+    });
+    const before = await rows();
+    expect(await seed()).toEqual(first);
+    expect(await rows()).toEqual(before);
+  });
+
+  it("gives a workspace seeded by an earlier seed the members added since", async () => {
+    const { globex, erin } = await cast();
+    const erinInGlobex = and(
+      eq(regional.workspaceMembers.workspaceId, globex.workspaces[0]?.id as string),
+      eq(regional.workspaceMembers.userId, erin.id),
+    );
+    await regionDb("eu").delete(regional.workspaceMembers).where(erinInGlobex);
+    await seed();
     expect(
-      await env.US_DB.prepare("select count(*) as n from conversations where workspace_id = ?").bind(sales.id).first("n"),
-    ).toBe(1);
+      await regionDb("eu").select({ role: regional.workspaceMembers.role }).from(regional.workspaceMembers).where(erinInGlobex),
+    ).toEqual([{ role: "member" }]);
   });
 });

@@ -7,7 +7,18 @@ import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 
 export const buildDir = ".wrangler/build";
-const secrets = { GATEWAY_CONTEXT_SECRET: "stack-context-secret", CURSOR_SECRET: "stack-cursor-secret", DEV_TOOLS: "true" };
+// The gateway signs the actor context with each region's own secret; a region holds only its own.
+const contextSecrets = { us: "stack-context-secret-us", eu: "stack-context-secret-eu" };
+const gatewaySecrets = {
+  GATEWAY_CONTEXT_SECRET_US: contextSecrets.us,
+  GATEWAY_CONTEXT_SECRET_EU: contextSecrets.eu,
+  DEV_TOOLS: "true",
+};
+const regionSecrets = (region) => ({
+  GATEWAY_CONTEXT_SECRET: contextSecrets[region],
+  CURSOR_SECRET: "stack-cursor-secret",
+  DEV_TOOLS: "true",
+});
 
 /** Bundles the gateway and the regional Worker as `wrangler deploy` would. */
 export function buildWorkers() {
@@ -59,15 +70,21 @@ export async function startStack({ gatewayVars = {}, regionVars = {} } = {}) {
       port: 0,
       workers: [
         {
-          ...workerFromConfig("wrangler.toml", `${buildDir}/gateway/index.js`, { ...secrets, ...gatewayVars }),
+          ...workerFromConfig("wrangler.toml", `${buildDir}/gateway/index.js`, { ...gatewaySecrets, ...gatewayVars }),
           name: "crm-gateway",
         },
         {
-          ...workerFromConfig("workers/api/wrangler.us.toml", `${buildDir}/api/index.js`, { ...secrets, ...regionVars }),
+          ...workerFromConfig("workers/api/wrangler.us.toml", `${buildDir}/api/index.js`, {
+            ...regionSecrets("us"),
+            ...regionVars,
+          }),
           name: "crm-api-us",
         },
         {
-          ...workerFromConfig("workers/api/wrangler.eu.toml", `${buildDir}/api/index.js`, { ...secrets, ...regionVars }),
+          ...workerFromConfig("workers/api/wrangler.eu.toml", `${buildDir}/api/index.js`, {
+            ...regionSecrets("eu"),
+            ...regionVars,
+          }),
           name: "crm-api-eu",
         },
       ],

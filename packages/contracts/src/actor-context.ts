@@ -1,14 +1,21 @@
 import type { Scope } from "./scopes";
 
+/** The regions an organization's data can live in; each runs its own regional Worker and D1. */
+export const regions = ["us", "eu"] as const;
+export type Region = (typeof regions)[number];
+
 /**
  * What the gateway established about a request, handed to the regional Worker.
  * The regional Worker has no public route and trusts nothing else: the context travels in one
- * header, HMAC-signed with a secret only the gateway and the regions hold, and bound to the
- * operation and a short lifetime so it cannot be replayed against another route later.
+ * header, HMAC-signed with the secret of the region it is sent to (each region holds only its own),
+ * and names the request it was signed for, so it cannot serve another region, another operation,
+ * another route of the same operation, another request, or anything after a short lifetime.
  */
 export interface ActorContext {
   requestId: string;
   organizationId: string;
+  /** The organization's region: the only region whose Worker accepts this context. */
+  region: Region;
   actor: { type: "user" | "app" | "agent"; id: string };
   credential: { type: "api_key" | "oauth" | "session"; id: string };
   scopes: Scope[];
@@ -17,8 +24,17 @@ export interface ActorContext {
   /** The user's organization role; admins and owners reach every workspace. Null for apps and agents. */
   organizationRole: "owner" | "admin" | "member" | null;
   operationId: string;
+  /** HTTP method of the request as sent to the region. */
+  method: string;
+  /** Path template of the operation, e.g. `/records/{recordId}`. */
+  path: string;
+  /** Path and query of the request as sent to the region, e.g. `/api/v1/records/rec_…?x=1`. */
+  target: string;
   issuedAt: number;
 }
+
+/** What a region checks a context against: the request it is serving, as it sees it. */
+export type SignedRequest = Pick<ActorContext, "region" | "operationId" | "method" | "path" | "target">;
 
 export const actorContextHeader = "x-actor-context";
 const maxAgeMs = 60_000;
@@ -68,11 +84,21 @@ export async function verifyToken(token: string, secret: string): Promise<unknow
 
 export const signActorContext = (context: ActorContext, secret: string) => signToken(context, secret);
 
-export async function verifyActorContext(token: string | undefined, secret: string, now = Date.now()) {
+/**
+ * The context of `token` if it was signed with `secret` (the region's own), is fresh, and was issued
+ * for exactly `request`; null for anything else.
+ */
+export async function verifyActorContext(
+  token: string | undefined,
+  secret: string,
+  request: SignedRequest,
+  now = Date.now(),
+): Promise<ActorContext | null> {
   if (!token) return null;
   const context = (await verifyToken(token, secret)) as ActorContext | null;
-  if (!context || typeof context.issuedAt !== "number") return null;
-  return Math.abs(now - context.issuedAt) <= maxAgeMs ? context : null;
+  if (!context || typeof context.issuedAt !== "number" || Math.abs(now - context.issuedAt) > maxAgeMs) return null;
+  const signedFor = (Object.keys(request) as (keyof SignedRequest)[]).every((name) => context[name] === request[name]);
+  return signedFor ? context : null;
 }
 
 export { fromBase64Url, toBase64Url };

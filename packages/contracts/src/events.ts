@@ -1,4 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import type { noteSchema } from "./operations/notes";
+import type { recordSchema } from "./operations/records";
+import type { taskSchema } from "./operations/tasks";
 
 /** The 14 event types (DESIGN.md section 10); webhook subscriptions filter on them. */
 export const eventTypes = [
@@ -53,3 +56,33 @@ export const eventSchema = z
   .openapi("Event");
 
 export type DomainEvent = z.infer<typeof eventSchema>;
+
+type CrmRecord = z.infer<typeof recordSchema>;
+type Task = z.infer<typeof taskSchema>;
+type Note = z.infer<typeof noteSchema>;
+/** Updates carry the resource after the change and the keys that changed (field slugs for records). */
+type Changed<Resource> = Resource & { changedFields: string[] };
+
+/**
+ * What `data` holds for each event type, so that a producer cannot emit a shape its type does not
+ * promise. Inbox and meeting events get their shapes with their producers.
+ */
+export interface EventData {
+  "record.created": CrmRecord;
+  "record.updated": Changed<CrmRecord>;
+  "record.deleted": { id: string; workspaceId: string; objectTypeId: string };
+  "task.created": Task;
+  "task.updated": Changed<Task>;
+  "task.deleted": { id: string; workspaceId: string; recordId: string };
+  "note.created": Note;
+  "note.updated": Changed<Note>;
+  "note.deleted": { id: string; workspaceId: string; recordId: string };
+  "conversation.created": Record<string, unknown>;
+  "message.received": Record<string, unknown>;
+  "message.sent": Record<string, unknown>;
+  "meeting.updated": Record<string, unknown>;
+  "meeting.transcript_ready": Record<string, unknown>;
+}
+
+/** Events about a record or what hangs on it name the record's object type, which `objectTypeIds` filters match. */
+export type ObjectTypeEventType = Extract<EventType, `record.${string}` | `task.${string}` | `note.${string}`>;

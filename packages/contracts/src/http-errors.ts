@@ -1,6 +1,9 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { routePath } from "hono/route";
+import { logUnexpectedError } from "./error-log";
 import { ApiError, type ErrorCode, errorBody } from "./errors";
+import { illFormedStringPaths } from "./strings";
 
 const codeForStatus: Partial<Record<number, ErrorCode>> = {
   400: "invalid_request",
@@ -54,12 +57,14 @@ export function toApiError(error: unknown): ApiError {
 
 /**
  * The single error hook of both Workers: every failure leaves in the same envelope with the
- * request id of the `X-Request-Id` header. Unexpected errors are logged, never shown.
+ * request id of the `X-Request-Id` header. Unexpected errors are logged without the values they
+ * quote, never shown.
  */
 export function respondWithError(error: unknown, c: Context, requestId: string): Response {
   const apiError = toApiError(error);
   if (apiError.code === "internal_error" && error !== apiError) {
-    console.error(JSON.stringify({ requestId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
+    // The last matched route is the operation's own (`/api/v1/records/:recordId`), not the path with its ids.
+    logUnexpectedError(error, { requestId, route: `${c.req.method} ${routePath(c, -1)}`, code: apiError.code });
   }
   return c.json(errorBody(apiError, requestId), apiError.status, { ...apiError.headers, "x-request-id": requestId });
 }
@@ -74,26 +79,41 @@ interface ValidationIssue {
 interface ValidationFailure {
   success: false;
   target: string;
+  data?: unknown;
   error: { issues: ReadonlyArray<ValidationIssue> };
+}
+
+interface ValidationSuccess {
+  success: true;
+  target: string;
+  data?: unknown;
 }
 
 /** Where a value came from, as a client calls it. */
 const targetNames: Record<string, string> = { json: "body", query: "query", param: "path", header: "header", cookie: "cookie" };
 
 /**
- * zod-openapi `defaultHook`: a failed validation becomes 400 `invalid_request` with one detail per
- * problem, `path` naming the value (`body.fields.email`, `query.limit`); an unknown property is
- * named itself (`body.isSystem`).
+ * zod-openapi `defaultHook`, run on every validated part of every request (path, query, body) in
+ * both Workers: a failed validation becomes 400 `invalid_request` with one detail per problem,
+ * `path` naming the value (`body.fields.email`, `query.limit`); an unknown property is named
+ * itself (`body.isSystem`). Strings that are not well-formed Unicode (a lone surrogate) are
+ * refused here too, whatever the schema says, so no field can store one.
  */
-export function validationHook(result: { success: true } | ValidationFailure): void {
-  if (result.success) return;
+export function validationHook(result: ValidationSuccess | ValidationFailure): void {
   const target = targetNames[result.target] ?? result.target;
-  const details = result.error.issues.flatMap((issue) => {
-    const path = [target, ...issue.path.map(String)];
-    if (issue.code === "unrecognized_keys" && issue.keys?.length) {
-      return issue.keys.map((key) => ({ path: [...path, key].join("."), message: "Unknown property" }));
-    }
-    return [{ path: path.join("."), message: issue.message }];
-  });
-  throw new ApiError("invalid_request", "The request is not valid; see details.", details);
+  const illFormed = illFormedStringPaths(result.data, target).map((path) => ({
+    path,
+    message: "Not well-formed Unicode (a lone UTF-16 surrogate)",
+  }));
+  const invalid = result.success
+    ? []
+    : result.error.issues.flatMap((issue) => {
+        const path = [target, ...issue.path.map(String)];
+        if (issue.code === "unrecognized_keys" && issue.keys?.length) {
+          return issue.keys.map((key) => ({ path: [...path, key].join("."), message: "Unknown property" }));
+        }
+        return [{ path: path.join("."), message: issue.message }];
+      });
+  const details = [...invalid, ...illFormed];
+  if (details.length > 0) throw new ApiError("invalid_request", "The request is not valid; see details.", details);
 }

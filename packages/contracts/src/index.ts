@@ -1,5 +1,6 @@
 export * from "./actor-context";
 export * from "./catalogue";
+export * from "./error-log";
 export * from "./errors";
 export * from "./events";
 export * from "./http-errors";
@@ -18,3 +19,4 @@ export * from "./operations/webhooks";
 export * from "./operations/workspaces";
 export * from "./pagination";
 export * from "./scopes";
+export * from "./strings";

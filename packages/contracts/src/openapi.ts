@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { catalogue } from "./catalogue";
 import { tagDescriptions } from "./operation";
+import { responseHeaders } from "./responses";
 import { scopes } from "./scopes";
 
 export const apiVersion = "1.0.0";
@@ -22,7 +23,8 @@ export function openApiDocument(origin: string) {
   });
   registry.registerComponent("securitySchemes", "ServiceOAuth", {
     type: "oauth2",
-    description: "OAuth 2.0 access token (JWT) issued by the gateway's authorization server.",
+    description:
+      "OAuth 2.0 access token issued by the gateway's authorization server: a short-lived JWT (ES256, `exp` at most 1 hour) following RFC8725, the JWT Best Current Practices (one allowed algorithm, issuer and audience checked, `alg: none` refused). Authorization-code clients renew it with their refresh token; client-credentials clients run the grant again.",
     flows: {
       authorizationCode: {
         authorizationUrl: `${origin}/oauth/authorize`,
@@ -33,7 +35,9 @@ export function openApiDocument(origin: string) {
       clientCredentials: { tokenUrl: `${origin}/oauth/token`, scopes: scopeDescriptions },
     },
   });
+  for (const [name, header] of Object.entries(responseHeaders)) registry.registerComponent("headers", name, header);
   for (const operation of catalogue) registry.registerPath(operation.route);
+  const environment = /^https?:\/\/(localhost|127\.0\.0\.1)(:|$)/.test(origin) ? "local development" : "production";
   const document = generator.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
@@ -42,11 +46,18 @@ export function openApiDocument(origin: string) {
       description:
         "Workspaces, CRM object types, fields, views, records, tasks, notes, inbox, meetings and webhooks. Every error has the body `{ error: { code, message, requestId, details?, retryAfterMs? } }`; every response carries `X-Request-Id`.",
     },
-    servers: [{ url: `${origin}/api/v1`, description: "Universal endpoint; routes each request to the caller's region" }],
+    servers: [
+      {
+        url: `${origin}/api/v1`,
+        description: `Universal endpoint (${environment}); routes each request to the caller's region`,
+        "x-internal": false,
+      },
+    ],
     // Only groups that hold operations; the catalogue decides, not this list.
     tags: [...new Set(catalogue.map((operation) => operation.tag))].map((name) => ({ name, description: tagDescriptions[name] })),
   });
   // OpenAPI 3.1 licence by SPDX identifier (the generator's config type predates the field).
   document.info.license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
+  document.info.contact = { name: "API reference and support", url: `${origin}/docs` };
   return document;
 }

@@ -1,5 +1,6 @@
-import { createRoute, type RouteConfig, type z } from "@hono/zod-openapi";
-import { errorBodySchema } from "./errors";
+import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import type { ErrorCode } from "./errors";
+import { errorResponses, successHeaders } from "./responses";
 import type { Scope } from "./scopes";
 
 /** Operation groups of the reference (plus Usage), as they appear in the OpenAPI document. */
@@ -23,22 +24,52 @@ type Method = "get" | "post" | "put" | "patch" | "delete";
 
 type Server = "region" | "gateway";
 
+/**
+ * How the caller of an operation is identified, which the gateway's pipeline branches on:
+ * `bearer` — an API key (later also an OAuth access token), authenticated, scoped and charged;
+ * `none` — public, no credential, limited per client IP;
+ * `signature` — a signed inbound request (webhooks of providers), verified by the route itself.
+ */
+export type AuthKind = "bearer" | "none" | "signature";
+
+/** The MCP tool annotations of an operation (MCP specification, `ToolAnnotations`). */
+export interface McpHints {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+}
+
+/** Hints that follow from the HTTP method: reads are read-only, deletes destructive, PUT and DELETE idempotent. */
+function methodHints(method: Method): Omit<McpHints, "title"> {
+  return {
+    readOnlyHint: method === "get",
+    destructiveHint: method === "delete",
+    idempotentHint: method === "get" || method === "put" || method === "delete",
+  };
+}
+
 interface OperationSpec<
   M extends Method,
   P extends string,
   Req extends RouteConfig["request"],
   Res extends RouteConfig["responses"],
   S extends Server,
+  A extends AuthKind,
 > {
   operationId: string;
   tag: Tag;
   summary: string;
-  description?: string;
+  description: string;
   /** Scope both security schemes require; null when none is needed. */
   scope: Scope | null;
   costUnits: number;
+  /** How the caller is identified; `bearer` unless said otherwise. */
+  auth?: A;
   /** Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). */
   mcpTool: string;
+  /** Where the tool's hints differ from what the method implies (a POST that only reads, say); the title defaults to the summary. */
+  mcpHints?: Partial<McpHints>;
   /**
    * Where the handler runs: the organization's regional Worker (default), or the gateway itself
    * for operations on control-plane data (usage ledger, API keys) that lives only there.
@@ -49,30 +80,8 @@ interface OperationSpec<
   path: P;
   request?: Req;
   responses: Res;
-}
-
-const errorResponse = (description: string) => ({
-  description,
-  content: { "application/json": { schema: errorBodySchema } },
-});
-
-/** The failures every operation can answer with, so each route's OpenAPI entry lists them. */
-function standardErrors(method: Method) {
-  const errors: RouteConfig["responses"] = {
-    400: errorResponse("Invalid request: validation `details`, `invalid_cursor`, organization selection"),
-    401: errorResponse("Token missing (`unauthorized`) or malformed, unknown, expired or revoked (`invalid_token`)"),
-    403: errorResponse("Missing scope (`insufficient_scope`), workspace outside the credential's reach, or role"),
-    404: errorResponse("Unknown id, or an id of another organization"),
-    429: errorResponse("Rate limit exceeded (`rate_limited`); see `Retry-After` and `retryAfterMs`"),
-    500: errorResponse("Internal error; quote `requestId` to support"),
-  };
-  if (method !== "get") {
-    errors[409] = errorResponse("Conflict, or the same `Idempotency-Key` is still in flight");
-    errors[413] = errorResponse("Body larger than 1 MiB");
-    errors[415] = errorResponse("Body is not `application/json`");
-    errors[422] = errorResponse("`Idempotency-Key` reused with a different request");
-  }
-  return errors;
+  /** Error codes of this operation's domain beyond those every read or write can answer (e.g. `system_resource`). */
+  errors?: readonly ErrorCode[];
 }
 
 /** Documented on every write; read and checked by the idempotency middleware, not by zod. */
@@ -83,6 +92,28 @@ const idempotencyKeyParameter = {
   description: "1 to 200 characters, bare or quoted. Retrying with the same key replays the first result for 24 hours.",
   schema: { type: "string" as const, minLength: 1, maxLength: 200 },
 };
+
+/** An operation without query parameters still refuses unknown ones (400), like every list does. */
+const noQueryParameters = z.object({}).strict();
+
+/** The request of an operation, with a strict empty query schema when it declares none. */
+const withStrictQuery = <Req extends RouteConfig["request"]>(request: Req | undefined) =>
+  ({ query: noQueryParameters, ...request }) as Req;
+
+const hasCursor = (schema: unknown) => schema instanceof z.ZodObject && "cursor" in schema.shape;
+
+/** Lists read a `cursor` (in the query, or in the body of a query operation), so they can answer `invalid_cursor`. */
+const isPaginated = (request: RouteConfig["request"] | undefined) =>
+  hasCursor(request?.query) ||
+  Object.values(request?.body?.content ?? {}).some(
+    (media) => media !== undefined && "schema" in media && hasCursor(media.schema),
+  );
+
+/** Success responses carry the headers every success carries (request id, rate limits, cost). */
+const withSuccessHeaders = <Res extends RouteConfig["responses"]>(responses: Res, write: boolean) =>
+  Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [status, { ...response, headers: successHeaders(write) }]),
+  ) as Res;
 
 /** The zod-openapi route of an operation, keeping the literal method, path and schemas for typed handlers. */
 type OperationRoute<M extends Method, P extends string, Req, Res> = Omit<
@@ -105,21 +136,37 @@ export function defineOperation<
   const Req extends RouteConfig["request"],
   const Res extends RouteConfig["responses"],
   const S extends Server = "region",
->(spec: OperationSpec<M, P, Req, Res, S>) {
+  const A extends AuthKind = "bearer",
+>(spec: OperationSpec<M, P, Req, Res, S, A>) {
+  const auth = (spec.auth ?? "bearer") as A;
+  // Without a bearer credential there is no organization, hence no region, to send the request to.
+  if (auth !== "bearer" && spec.servedBy !== "gateway") {
+    throw new Error(`${spec.operationId}: an operation with auth "${auth}" must be served by the gateway`);
+  }
+  const mcpHints: McpHints = { title: spec.summary, ...methodHints(spec.method), ...spec.mcpHints };
   const route = createRoute<P, OperationRoute<M, P, Req, Res>>({
     method: spec.method,
     path: spec.path,
     operationId: spec.operationId,
     tags: [spec.tag],
     summary: spec.summary,
-    ...(spec.description ? { description: spec.description } : {}),
-    security: [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }],
+    description: spec.description,
+    security: auth === "bearer" ? [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }] : [],
     ...(spec.method === "get" ? {} : { parameters: [idempotencyKeyParameter] }),
-    request: spec.request as Req,
-    responses: { ...standardErrors(spec.method), ...spec.responses },
+    request: withStrictQuery(spec.request),
+    responses: {
+      ...errorResponses({
+        write: spec.method !== "get",
+        authenticated: auth === "bearer",
+        paginated: isPaginated(spec.request),
+        domainCodes: spec.errors ?? [],
+      }),
+      ...withSuccessHeaders(spec.responses, spec.method !== "get"),
+    },
     "x-scope": spec.scope,
     "x-token-cost": spec.costUnits / 100,
     "x-mcp-tool": spec.mcpTool,
+    "x-mcp-hints": mcpHints,
   });
   return {
     operationId: spec.operationId,
@@ -128,7 +175,9 @@ export function defineOperation<
     tag: spec.tag,
     scope: spec.scope,
     costUnits: spec.costUnits,
+    auth,
     mcpTool: spec.mcpTool,
+    mcpHints,
     servedBy: (spec.servedBy ?? "region") as S,
     route,
   };

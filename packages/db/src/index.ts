@@ -1,3 +1,3 @@
 export * as control from "./control";
 export { newId } from "./ids";
-export * as regional from "./regional";
+export * as regional from "./regional/index";

@@ -4,7 +4,9 @@ export { type Admission, type AdmissionJournal, SlidingWindowLog, type WindowDec
 export {
   type Admittance,
   admit,
+  anonymousWindow,
   ipWindow,
+  platformWindow,
   RATE_LIMITS,
   type RateBudgets,
   type RateLimitedRequest,

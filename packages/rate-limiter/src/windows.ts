@@ -1,3 +1,4 @@
+import { clientAddressKey } from "./client-address";
 import type { RateLimiter } from "./limiter-object";
 import type { WindowDecision } from "./sliding-window";
 
@@ -14,6 +15,7 @@ export interface RateWindow {
 /** Who is asking and for what, as the gateway knows it after authentication. */
 export interface RateLimitedRequest {
   readonly organizationId: string;
+  /** A workspace the request names; its window is the organization's own count for that id. */
   readonly workspaceId?: string | null;
   readonly actorId: string;
   readonly apiKeyId?: string | null;
@@ -69,17 +71,33 @@ export const scaledBudgets = (factor: number): RateBudgets =>
 /** The windows an authenticated request must fit in; workspace and API key only when present. */
 export function windowsFor(request: RateLimitedRequest, budgets: RateBudgets = RATE_LIMITS): RateWindow[] {
   const windows = [minuteWindow("organization", `org:${request.organizationId}`, budgets)];
-  if (request.workspaceId) windows.push(minuteWindow("workspace", `ws:${request.workspaceId}`, budgets));
+  // Keyed by organization too: a workspace id is whatever the request names, before anything checked
+  // that the caller may reach it, so another organization naming it must count on its own counter.
+  if (request.workspaceId)
+    windows.push(minuteWindow("workspace", `ws:${request.organizationId}:${request.workspaceId}`, budgets));
   windows.push(minuteWindow("identity", `actor:${request.actorId}`, budgets));
   if (request.apiKeyId) windows.push(minuteWindow("api_key", `key:${request.apiKeyId}`, budgets));
   windows.push(minuteWindow("route", `route:${request.organizationId}:${request.routeKey}`, budgets));
-  windows.push(minuteWindow("platform", "platform", budgets));
+  windows.push(platformWindow(budgets));
   return windows;
 }
 
-/** The window for unauthenticated requests, checked before any database lookup. */
+/** The one window every request of the platform counts in, whoever sends it. */
+export function platformWindow(budgets: RateBudgets = RATE_LIMITS): RateWindow {
+  return minuteWindow("platform", "platform", budgets);
+}
+
+/** The window of failed authentications per client (an IPv4 address or an IPv6 /64), checked before any database lookup. */
 export function ipWindow(ip: string): RateWindow {
-  return minuteWindow("ip", `ip:${ip}`);
+  return minuteWindow("ip", `ip:${clientAddressKey(ip)}`);
+}
+
+/**
+ * The window of a client calling operations that take no credential (per IPv4 address or IPv6 /64),
+ * counted apart from its failed authentications so that public reads never lock a client out.
+ */
+export function anonymousWindow(ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow {
+  return minuteWindow("ip", `anon:${clientAddressKey(ip)}`, budgets);
 }
 
 /** Object ids by counter key: deriving one hashes the name, and the same keys recur on every request. */

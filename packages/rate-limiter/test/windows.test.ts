@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { RateLimiter } from "../src/limiter-object";
-import { admit, ipWindow, type RateWindow, windowsFor } from "../src/windows";
+import { admit, anonymousWindow, ipWindow, type RateWindow, windowsFor } from "../src/windows";
 
 const START = Date.UTC(2026, 10, 23, 12, 0, 0);
 
@@ -54,7 +54,7 @@ describe("windowsFor", () => {
   it("names one counter per scope with the per-minute budgets", () => {
     expect(windowsFor(request("a"))).toEqual([
       { scope: "organization", key: "org:org-a", limit: 600, windowMs: 60_000 },
-      { scope: "workspace", key: "ws:ws-a", limit: 300, windowMs: 60_000 },
+      { scope: "workspace", key: "ws:org-a:ws-a", limit: 300, windowMs: 60_000 },
       { scope: "identity", key: "actor:actor-a", limit: 180, windowMs: 60_000 },
       { scope: "api_key", key: "key:key-a", limit: 180, windowMs: 60_000 },
       { scope: "route", key: "route:org-a:GET /records/{recordId}", limit: 120, windowMs: 60_000 },
@@ -69,6 +69,11 @@ describe("windowsFor", () => {
 
   it("limits unauthenticated clients per IP", () => {
     expect(ipWindow("203.0.113.7")).toEqual({ scope: "ip", key: "ip:203.0.113.7", limit: 60, windowMs: 60_000 });
+  });
+
+  it("counts a client's calls of public operations apart from its failed authentications", () => {
+    expect(anonymousWindow("203.0.113.7")).toEqual({ scope: "ip", key: "anon:203.0.113.7", limit: 60, windowMs: 60_000 });
+    expect(anonymousWindow("2001:db8:1:2::5").key).toBe("anon:2001:db8:1:2::/64");
   });
 });
 

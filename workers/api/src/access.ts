@@ -1,6 +1,7 @@
 import { type ActorContext, ApiError, type WorkspaceRole } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { and, eq, inArray, isNotNull, type SQL } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "./env";
 
 const { workspaces, workspaceMembers } = regional;
@@ -74,4 +75,70 @@ export function requireRole(access: WorkspaceAccess, minimum: WorkspaceRole): vo
   if (!access.role || roleRank[access.role] < roleRank[minimum]) {
     throw new ApiError("forbidden", `This action needs the ${minimum} role or higher in the workspace`);
   }
+}
+
+/**
+ * The workspace of a resource the request named, for an actor: the workspace of another
+ * organization is the same 404 as an unknown resource ("<what> not found"); outside the
+ * credential's reach is 403, and so is a role below `role` when one is required.
+ */
+export async function reachWorkspace(
+  db: Database,
+  actor: ActorContext,
+  workspaceId: string,
+  { what, role }: { what: string; role?: WorkspaceRole | undefined },
+): Promise<WorkspaceAccess> {
+  try {
+    const { access } = await requireWorkspace(db, actor, workspaceId);
+    if (role) requireRole(access, role);
+    return access;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "not_found") throw new ApiError("not_found", `${what} not found`);
+    throw error;
+  }
+}
+
+/** A table of resources that belong to a workspace; `deletedAt` where deletes are soft. */
+type WorkspaceResourceTable = SQLiteTable & { id: SQLiteColumn; workspaceId: SQLiteColumn; deletedAt?: SQLiteColumn };
+
+/**
+ * The one loader of a resource by id: find the row (soft-deleted ones do not exist), 404 when
+ * there is none, then the workspace check of `reachWorkspace`. Unknown, deleted and other
+ * organizations' ids are therefore the same 404.
+ */
+export async function loadInWorkspace<Table extends WorkspaceResourceTable>(
+  db: Database,
+  actor: ActorContext,
+  table: Table,
+  id: string,
+  options: { what: string; role?: WorkspaceRole | undefined },
+): Promise<Table["$inferSelect"]> {
+  const [row] = await loadInWorkspaceWith(db, actor, table, id, options, async () => undefined);
+  return row;
+}
+
+/**
+ * `loadInWorkspace`, with more reads of the found row run while its workspace is checked; their
+ * results are returned only once the check passed.
+ */
+export async function loadInWorkspaceWith<Table extends WorkspaceResourceTable, Extra>(
+  db: Database,
+  actor: ActorContext,
+  table: Table,
+  id: string,
+  options: { what: string; role?: WorkspaceRole | undefined },
+  read: (row: Table["$inferSelect"]) => Promise<Extra>,
+): Promise<[Table["$inferSelect"], Extra]> {
+  const [found] = await db
+    .select()
+    .from(table as SQLiteTable)
+    .where(and(eq(table.id, id), table.deletedAt ? isNull(table.deletedAt) : undefined))
+    .limit(1);
+  if (!found) throw new ApiError("not_found", `${options.what} not found`);
+  const row = found as Table["$inferSelect"];
+  const [, extra] = await Promise.all([
+    reachWorkspace(db, actor, (found as { workspaceId: string }).workspaceId, options),
+    read(row),
+  ]);
+  return [row, extra];
 }

@@ -1,4 +1,13 @@
-import { ApiError, actorContextHeader, catalogue, respondWithError, validationHook, verifyActorContext } from "@crm/contracts";
+import {
+  ApiError,
+  actorContextHeader,
+  assertUtf8Body,
+  catalogue,
+  type Operation,
+  respondWithError,
+  validationHook,
+  verifyActorContext,
+} from "@crm/contracts";
 import { newId } from "@crm/db";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { drizzle } from "drizzle-orm/d1";
@@ -13,22 +22,29 @@ import { seedRoutes } from "./seed/route";
 const maxBodyBytes = 1024 * 1024;
 
 /**
- * Only requests that came through the gateway are served: the signed actor context must verify,
- * be fresh, and name the operation being served (no replay of a context against another route).
+ * Only requests that came through the gateway are served: the signed actor context must verify
+ * with this region's own secret, be fresh, and have been issued for this very request — this
+ * region, this operation, method and path template, this path and query — so that no context
+ * serves another request, another route or another region.
  */
 const gatewayContext =
-  (operationId: string): MiddlewareHandler<AppEnv> =>
+  (operation: Operation): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    const actor = await verifyActorContext(c.req.header(actorContextHeader), c.env.GATEWAY_CONTEXT_SECRET);
-    if (!actor || actor.operationId !== operationId) {
-      throw new ApiError("unauthorized", "Requests must come through the API gateway");
-    }
+    const url = new URL(c.req.url);
+    const actor = await verifyActorContext(c.req.header(actorContextHeader), c.env.GATEWAY_CONTEXT_SECRET, {
+      region: c.env.REGION,
+      operationId: operation.operationId,
+      method: c.req.method,
+      path: operation.path,
+      target: `${url.pathname}${url.search}`,
+    });
+    if (!actor) throw new ApiError("unauthorized", "Requests must come through the API gateway");
     c.set("actor", actor);
     c.set("requestId", actor.requestId);
     await next();
   };
 
-/** JSON routes take JSON: a body of another media type is 415, before validation reads it. */
+/** JSON routes take JSON: a body of another media type is 415, one that is not UTF-8 400, before validation reads it. */
 const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   const hasBody = c.req.header("content-length") !== undefined && c.req.header("content-length") !== "0";
   const chunked = c.req.header("transfer-encoding") !== undefined;
@@ -36,6 +52,7 @@ const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if ((hasBody || chunked) && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
     throw new ApiError("unsupported_media_type", "Send the request body as application/json");
   }
+  if (hasBody || chunked) assertUtf8Body(await c.req.arrayBuffer());
   await next();
 };
 
@@ -56,6 +73,7 @@ export function createApp() {
     assertRegionEnv(c.env);
     c.set("requestId", c.req.header("x-request-id") ?? newId("req"));
     c.set("db", drizzle(c.env.DB));
+    c.set("cursorSecret", c.env.CURSOR_SECRET);
     await next();
   });
   app.use(
@@ -70,7 +88,7 @@ export function createApp() {
   for (const operation of catalogue) {
     if (operation.servedBy !== "region") continue;
     const handler = handlers[operation.operationId as keyof typeof handlers];
-    const middleware = [gatewayContext(operation.operationId), jsonOnly, idempotency, sendEvents];
+    const middleware = [gatewayContext(operation), jsonOnly, idempotency, sendEvents];
     // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
     api.openapi({ ...operation.route, middleware }, handler as never);
   }

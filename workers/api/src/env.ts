@@ -7,7 +7,7 @@ import type { DeliveryMessage, EventMessage } from "./domain/webhooks/messages";
 export interface RegionEnv {
   REGION: "us" | "eu";
   DB: D1Database;
-  /** Shared with the gateway: verifies the signed actor context. */
+  /** This region's own context secret (the gateway holds one per region): verifies the signed actor context. */
   GATEWAY_CONTEXT_SECRET: string;
   /** Protects pagination cursors against tampering. */
   CURSOR_SECRET: string;
@@ -41,9 +41,14 @@ export interface RegionVariables {
   requestId: string;
   actor: ActorContext;
   db: Database;
+  /** Signs list cursors (`CURSOR_SECRET`). */
+  cursorSecret: string;
   /** Set by a handler whose response shows a secret (see `keepSecretsFromReplay`). */
   responseSecrets?: ResponseSecrets;
 }
+
+/** What a domain service needs of the request it serves: handlers pass `c.var`. */
+export type ServiceContext = Pick<RegionVariables, "db" | "actor" | "cursorSecret">;
 
 export type AppEnv = { Bindings: RegionEnv; Variables: RegionVariables };
 

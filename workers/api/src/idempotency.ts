@@ -41,7 +41,8 @@ function canonicalBody(body: string): string {
   }
 }
 
-async function requestHash(method: string, url: URL, body: string): Promise<string> {
+/** What makes two requests the same: method, path with query, and canonical body. Tests claim keys with it too. */
+export async function requestHash(method: string, url: URL, body: string): Promise<string> {
   const digest = await crypto.subtle.digest(
     "SHA-256",
     new TextEncoder().encode(`${method} ${url.pathname}${url.search}\n${canonicalBody(body)}`),

@@ -1,13 +1,16 @@
 import { ApiError, type Pagination, signToken, verifyToken } from "@crm/contracts";
-import { and, asc, desc, eq, gt, lt, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNotNull, isNull, lt, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 
 export type KeysetValue = string | number | null;
 
-/** One column of a list's total order; the last one must be unique (the id). */
+/** One key of a list's total order; the last one must be unique (the id). */
 export interface KeysetColumn<Row> {
-  column: SQLiteColumn;
+  /** A column, or an SQL expression (the record query orders by stored values). */
+  column: SQLWrapper;
   direction: "asc" | "desc";
+  /** Keys that can be NULL compare NULL-aware: SQLite sorts NULL first ascending and last descending. */
+  nullable?: boolean;
   valueIn: (row: Row) => KeysetValue;
 }
 
@@ -18,48 +21,35 @@ interface CursorPayload {
   p: KeysetValue[];
 }
 
-/** Rows strictly after `position` in the given order: (a > x) or (a = x and b > y) … */
+/**
+ * Rows strictly after `position` in the order: (a > x) or (a = x and b > y) … NULL never compares
+ * equal, so nullable keys say what "equal" and "beyond" mean for a NULL position explicitly.
+ */
 function after<Row>(order: KeysetColumn<Row>[], position: KeysetValue[]): SQL {
-  const clauses: SQL[] = [];
-  for (let i = 0; i < order.length; i++) {
-    const { column, direction } = order[i] as KeysetColumn<Row>;
-    const value = position[i] as KeysetValue;
-    const equalPrefix = order.slice(0, i).map((prior, j) => eq(prior.column, position[j] as KeysetValue));
-    const beyond = direction === "asc" ? gt(column, value) : lt(column, value);
-    clauses.push(and(...equalPrefix, beyond) as SQL);
-  }
-  return or(...clauses) as SQL;
+  const equal = (key: KeysetColumn<Row>, value: KeysetValue) => (value === null ? isNull(key.column) : eq(key.column, value));
+  const beyond = (key: KeysetColumn<Row>, value: KeysetValue): SQL => {
+    if (key.direction === "asc") return value === null ? isNotNull(key.column) : gt(key.column, value);
+    if (value === null) return sql`0`;
+    return key.nullable ? (or(lt(key.column, value), isNull(key.column)) as SQL) : lt(key.column, value);
+  };
+  const branches = order.map(
+    (key, i) =>
+      and(...order.slice(0, i).map((prior, j) => equal(prior, position[j] ?? null)), beyond(key, position[i] ?? null)) as SQL,
+  );
+  return or(...branches) as SQL;
 }
 
 /** The one cursor codec: an HMAC-signed keyset position, bound to the list (`scope`) it came from. */
-export const encodeCursor = (scope: string, position: KeysetValue[], secret: string) =>
+const encodeCursor = (scope: string, position: KeysetValue[], secret: string) =>
   signToken({ s: scope, p: position } satisfies CursorPayload, secret);
 
 /** The position a cursor holds, or 400 `invalid_cursor` when it is tampered with or belongs to another list. */
-export async function decodeCursor(cursor: string, scope: string, length: number, secret: string): Promise<KeysetValue[]> {
+async function decodeCursor(cursor: string, scope: string, length: number, secret: string): Promise<KeysetValue[]> {
   const payload = (await verifyToken(cursor, secret)) as CursorPayload | null;
   if (!payload || payload.s !== scope || !Array.isArray(payload.p) || payload.p.length !== length) {
     throw new ApiError("invalid_cursor", "The cursor is not valid for this list; start again without it.");
   }
   return payload.p;
-}
-
-/**
- * A page from `limit + 1` fetched rows: the extra row only says that more exist, and the cursor
- * holds the position of the last row served.
- */
-export async function pageOf<Row>(
-  rows: Row[],
-  limit: number,
-  scope: string,
-  positionOf: (row: Row) => KeysetValue[],
-  secret: string,
-) {
-  const hasMore = rows.length > limit;
-  const data = hasMore ? rows.slice(0, limit) : rows;
-  const last = data.at(-1);
-  const cursor = hasMore && last ? await encodeCursor(scope, positionOf(last), secret) : null;
-  return { data, pagination: { cursor, hasMore } satisfies Pagination };
 }
 
 export interface PageRequest<Row> {
@@ -85,7 +75,19 @@ export async function paginate<Row>(request: PageRequest<Row>, secret: string): 
     orderBy: request.order.map(({ column, direction }) => (direction === "asc" ? asc(column) : desc(column))),
     limit: request.limit + 1,
   });
-  return pageOf(rows, request.limit, request.scope, (row) => request.order.map((key) => key.valueIn(row)), secret);
+  // The extra row only says that more exist; the cursor holds the position of the last row served.
+  const hasMore = rows.length > request.limit;
+  const data = hasMore ? rows.slice(0, request.limit) : rows;
+  const last = data.at(-1);
+  const cursor =
+    hasMore && last
+      ? await encodeCursor(
+          request.scope,
+          request.order.map((key) => key.valueIn(last)),
+          secret,
+        )
+      : null;
+  return { data, pagination: { cursor, hasMore } };
 }
 
 /** The default total order of a list (DESIGN.md section 2): creation time, then id, oldest first (or newest). */

@@ -1,87 +1,36 @@
-import {
-  ApiError,
-  catalogue,
-  type GatewayOperationId,
-  type Operation,
-  removedRoutes,
-  respondWithError,
-  validationHook,
-} from "@crm/contracts";
+import { ApiError, catalogue, removedRoutes, respondWithError } from "@crm/contracts";
 import { newId } from "@crm/db";
-import { OpenAPIHono } from "@hono/zod-openapi";
 import { drizzle } from "drizzle-orm/d1";
-import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { authenticateApiKey, bearerToken, insufficientScope, needsLookup } from "./authenticate";
 import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
-import { forwardToRegion } from "./forward";
-import { gatewayHandlers } from "./handlers";
 import { openApiDocumentFor } from "./openapi";
-import { clientIpWindow, limitRate } from "./rate-limits";
+import type { GatewayCall, OperationRequest } from "./pipeline/operation-call";
+import { runOperation } from "./pipeline/run-operation";
 import { allowedMethods } from "./route-matcher";
 import { seedRoutes } from "./seed/route";
-import { recordUse } from "./usage";
 
 const maxBodyBytes = 1024 * 1024;
 
-/** The display value of integer cost units: 20 → "0.2". */
-const displayCost = (units: number) => String(units / 100);
+/** What the pipeline needs of this gateway request. */
+const gatewayCall = (c: Context<GatewayAppEnv>): GatewayCall => ({
+  env: c.env,
+  executionCtx: c.executionCtx,
+  controlDb: c.var.controlDb,
+  requestId: c.var.requestId,
+});
 
-/**
- * Authenticates the bearer token. Failed attempts count against the client IP's window, and a
- * token that would need a database lookup is first checked against that window (DESIGN.md
- * section 4: unauthenticated requests meet the IP window before any lookup).
- */
-async function authenticateRequest(c: Context<GatewayAppEnv>): Promise<GatewayAppEnv["Variables"]["actor"]> {
-  const clientIp = clientIpWindow(c.env, c.req.header("cf-connecting-ip") ?? "unknown");
-  try {
-    const token = bearerToken(c.req.header("authorization"));
-    if (needsLookup(token)) await clientIp.guard();
-    return await authenticateApiKey(c.var.controlDb, token);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) await clientIp.countFailure();
-    throw error;
-  }
+/** The request as received; the body is read once, within the body limit, and forwarded as these bytes. */
+async function operationRequest(c: Context<GatewayAppEnv>): Promise<OperationRequest> {
+  const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
+  return {
+    method: c.req.method,
+    url: new URL(c.req.url),
+    headers: c.req.raw.headers,
+    body: hasBody ? await c.req.arrayBuffer() : null,
+  };
 }
-
-/**
- * Authenticates the bearer token and applies the `X-Service-Organization-Id` rule. After the
- * response: `X-Token-Cost` (charged on 2xx only), and the credential's use recorded off the
- * response path (lastUsedAt, activity row, token-usage ledger).
- */
-const authenticate =
-  (operation: Operation): MiddlewareHandler<GatewayAppEnv> =>
-  async (c, next) => {
-    const actor = await authenticateRequest(c);
-    const requestedOrganization = c.req.header("x-service-organization-id");
-    if (requestedOrganization !== undefined && requestedOrganization !== actor.organizationId) {
-      throw new ApiError("organization_mismatch", "X-Service-Organization-Id names another organization than the API key's");
-    }
-    c.set("actor", actor);
-    await next();
-    const status = c.res.status;
-    const charged = status >= 200 && status < 300 ? operation.costUnits : 0;
-    c.header("x-token-cost", displayCost(charged));
-    const use = {
-      organizationId: actor.organizationId,
-      apiKeyId: actor.credential.type === "api_key" ? actor.credential.id : null,
-      method: c.req.method,
-      route: operation.path,
-      status,
-      ip: c.req.header("cf-connecting-ip") ?? null,
-      at: Date.now(),
-      costUnits: charged,
-    };
-    recordUse(c.var.controlDb, use, (promise) => c.executionCtx.waitUntil(promise));
-  };
-
-const requireScope =
-  (operation: Operation): MiddlewareHandler<GatewayAppEnv> =>
-  async (c, next) => {
-    if (operation.scope && !c.var.actor.scopes.includes(operation.scope)) throw insufficientScope(operation.scope);
-    await next();
-  };
 
 export function createGateway() {
   const app = new Hono<GatewayAppEnv>();
@@ -93,7 +42,7 @@ export function createGateway() {
     c.header("x-request-id", c.var.requestId);
   });
 
-  const api = new OpenAPIHono<GatewayAppEnv>({ defaultHook: validationHook });
+  const api = new Hono<GatewayAppEnv>();
   api.use(
     bodyLimit({
       maxSize: maxBodyBytes,
@@ -109,16 +58,11 @@ export function createGateway() {
       throw new ApiError("route_removed", `${removed.method} ${removed.path} was removed from the API; see the change log`);
     });
   }
+  // The REST routes are thin glue: each runs its catalogue operation through the pipeline.
   for (const operation of catalogue) {
-    const [authenticated, limited, authorized] = [authenticate(operation), limitRate(operation), requireScope(operation)];
-    if (operation.servedBy === "gateway") {
-      const handler = gatewayHandlers[operation.operationId as GatewayOperationId];
-      // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
-      api.openapi({ ...operation.route, middleware: [authenticated, limited, authorized] }, handler as never);
-    } else {
-      const path = operation.route.getRoutingPath();
-      api.on(operation.method.toUpperCase(), path, authenticated, limited, authorized, (c) => forwardToRegion(c, operation));
-    }
+    api.on(operation.method.toUpperCase(), operation.route.getRoutingPath(), async (c) =>
+      runOperation(gatewayCall(c), operation, await operationRequest(c)),
+    );
   }
   app.route("/api/v1", api);
   app.route("/__dev", seedRoutes);

@@ -1,6 +1,7 @@
-import type { ActorContext } from "@crm/contracts";
+import type { Region } from "@crm/contracts";
 import type { RateLimiter } from "@crm/rate-limiter";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
+import type { Actor } from "./pipeline/authenticate";
 
 /** Bindings of the gateway Worker. */
 export interface GatewayEnv {
@@ -11,27 +12,41 @@ export interface GatewayEnv {
   API_EU: Fetcher;
   /** One sliding-window counter per key (`org:…`, `key:…`, `ip:…`, …): the rate limits of DESIGN.md section 4. */
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
-  /** Signs the actor context the regions trust. */
-  GATEWAY_CONTEXT_SECRET: string;
+  /** Sign the actor context for each region; a region holds only its own, so no context serves another region. */
+  GATEWAY_CONTEXT_SECRET_US: string;
+  GATEWAY_CONTEXT_SECRET_EU: string;
   /** Multiplies every rate-limit budget; set only by the benchmark, which measures the pipeline rather than refusals. */
   RATE_LIMIT_FACTOR?: string;
   /** "true" only in the local stack and tests: enables the demo seed route. */
   DEV_TOOLS?: string;
 }
 
-export type Region = "us" | "eu";
+export type { Region };
 
 export interface GatewayVariables {
   requestId: string;
   controlDb: DrizzleD1Database;
-  actor: Omit<ActorContext, "requestId" | "operationId" | "issuedAt"> & { region: Region };
+  actor: Actor;
 }
 
 export type GatewayAppEnv = { Bindings: GatewayEnv; Variables: GatewayVariables };
 
+/** The Worker of a region, over its service binding. */
+export const regionService = (env: GatewayEnv, region: Region): Fetcher => (region === "eu" ? env.API_EU : env.API_US);
+
+/** The secret that signs what the gateway sends to a region, and that only this region verifies with. */
+export const contextSecret = (env: GatewayEnv, region: Region): string =>
+  region === "eu" ? env.GATEWAY_CONTEXT_SECRET_EU : env.GATEWAY_CONTEXT_SECRET_US;
+
 export function assertGatewayEnv(env: GatewayEnv): void {
-  const missing = (["CONTROL_DB", "API_US", "API_EU", "RATE_LIMITER", "GATEWAY_CONTEXT_SECRET"] as const).filter(
-    (name) => !env[name],
-  );
+  const required = [
+    "CONTROL_DB",
+    "API_US",
+    "API_EU",
+    "RATE_LIMITER",
+    "GATEWAY_CONTEXT_SECRET_US",
+    "GATEWAY_CONTEXT_SECRET_EU",
+  ] as const;
+  const missing = required.filter((name) => !env[name]);
   if (missing.length > 0) throw new Error(`Gateway misconfigured: missing ${missing.join(", ")}`);
 }

@@ -1,9 +1,16 @@
-import type { GatewayOperationId, operations } from "@crm/contracts";
+import type { AuthKind, GatewayOperationId, operations } from "@crm/contracts";
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { GatewayAppEnv } from "./env";
 import { getUsage } from "./routes/get-usage";
 
+/** A bearer operation's handler sees the actor; a public or signed one has none to see. */
+type HandlerEnv<A extends AuthKind> = A extends "bearer"
+  ? GatewayAppEnv
+  : { Bindings: GatewayAppEnv["Bindings"]; Variables: Omit<GatewayAppEnv["Variables"], "actor"> };
+
 /** Handlers of the operations the gateway serves itself (control-plane data); one per such operation. */
-export const gatewayHandlers: { [Id in GatewayOperationId]: RouteHandler<(typeof operations)[Id]["route"], GatewayAppEnv> } = {
+export const gatewayHandlers: {
+  [Id in GatewayOperationId]: RouteHandler<(typeof operations)[Id]["route"], HandlerEnv<(typeof operations)[Id]["auth"]>>;
+} = {
   getUsage,
 };

@@ -1,12 +1,16 @@
 import { catalogue, removedRoutes } from "@crm/contracts";
 
-/** Path templates of the catalogue as patterns: `/crm/objects/{objectTypeId}` matches one segment per parameter. */
+/**
+ * Path templates of the catalogue as patterns: `/crm/objects/{objectTypeId}` matches one segment per
+ * parameter. Matched as strictly as the router matches (no trailing slash), so that a path the router
+ * does not serve for any method is 404, never a 405 that names the very method used.
+ */
 const routes = [
   ...catalogue.map((operation) => ({ method: operation.method.toUpperCase(), path: operation.path as string })),
   ...removedRoutes,
 ].map(({ method, path }) => ({
   method,
-  pattern: new RegExp(`^${path.replace(/\{[^/}]+\}/g, "[^/]+")}/?$`),
+  pattern: new RegExp(`^${path.replace(/\{[^/}]+\}/g, "[^/]+")}$`),
 }));
 
 /** Methods the API serves on a path (relative to `/api/v1`); empty when the path is unknown. */

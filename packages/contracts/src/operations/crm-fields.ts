@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { deletedSchema, emptyBodySchema, idSchema, pathId } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
 import { listResponse, pageQuery } from "../pagination";
+import { label } from "../strings";
 import { fieldOptionSchema, fieldSchema, fieldTypes, inputs } from "./crm-schemas";
 
 const objectTypeParams = z.object({ objectTypeId: pathId("objectTypeId", "obj") });
@@ -11,7 +12,7 @@ const optionResponse = z.object({ option: fieldOptionSchema });
 
 const optionInput = z
   .object({
-    value: z.string().trim().min(1).max(255),
+    value: label(),
     label: inputs.name.optional().openapi({ description: "Defaults to `value`" }),
     color: inputs.color.optional(),
     isDefault: z.boolean().optional(),
@@ -62,8 +63,7 @@ export const createField = defineOperation({
         .openapi("CreateField", {
           example: {
             name: "Tier",
-            type: "select",
-            options: [{ value: "gold", label: "Gold", color: "#eab308", isDefault: true }, { value: "silver" }],
+            type: "text",
           },
         }),
     ),
@@ -82,6 +82,7 @@ export const updateField = defineOperation({
   mcpTool: "crm_fields_update",
   method: "patch",
   path: "/crm/fields/{fieldDefinitionId}",
+  errors: ["system_resource"],
   request: {
     params: fieldParams,
     body: jsonBody(
@@ -93,7 +94,7 @@ export const updateField = defineOperation({
           defaultValue: z.unknown().optional(),
         })
         .strict()
-        .openapi("UpdateField", { example: { name: "Customer tier", isRequired: true } }),
+        .openapi("UpdateField", { example: { name: "Customer tier" } }),
     ),
   },
   responses: { 200: jsonResponse("The updated field", fieldResponse) },
@@ -110,6 +111,7 @@ export const deleteField = defineOperation({
   mcpTool: "crm_fields_delete",
   method: "delete",
   path: "/crm/fields/{fieldDefinitionId}",
+  errors: ["system_resource"],
   request: { params: fieldParams, body: jsonBody(emptyBodySchema, false) },
   responses: { 200: jsonResponse("The id of the deleted field", deletedSchema) },
 });
@@ -123,6 +125,8 @@ export const reorderFields = defineOperation({
   scope: "crm:metadata:write",
   costUnits: costUnits.write,
   mcpTool: "crm_fields_reorder",
+  // Setting the same order twice leaves the same order.
+  mcpHints: { idempotentHint: true },
   method: "post",
   path: "/crm/objects/{objectTypeId}/fields/reorder",
   request: {
@@ -136,7 +140,7 @@ export const reorderFields = defineOperation({
         }),
     ),
   },
-  responses: { 200: jsonResponse("The new order", z.object({ fieldDefinitionIds: z.array(z.string()) })) },
+  responses: { 200: jsonResponse("The new order", z.object({ fieldDefinitionIds: z.array(idSchema("fld")).max(1000) })) },
 });
 
 export const createFieldOption = defineOperation({
@@ -152,7 +156,7 @@ export const createFieldOption = defineOperation({
   path: "/crm/fields/{fieldDefinitionId}/options",
   request: {
     params: fieldParams,
-    body: jsonBody(optionInput.openapi("CreateFieldOption", { example: { value: "bronze", label: "Bronze", color: "#b45309" } })),
+    body: jsonBody(optionInput.openapi("CreateFieldOption", { example: { value: "bronze" } })),
   },
   responses: { 201: jsonResponse("The created option", optionResponse) },
 });
@@ -173,14 +177,14 @@ export const updateFieldOption = defineOperation({
     body: jsonBody(
       z
         .object({
-          value: z.string().trim().min(1).max(255).optional(),
+          value: label().optional(),
           label: inputs.name.optional(),
           color: inputs.color.optional(),
           isDefault: z.boolean().optional(),
           isActive: z.boolean().optional(),
         })
         .strict()
-        .openapi("UpdateFieldOption", { example: { label: "Gold customer", isDefault: true } }),
+        .openapi("UpdateFieldOption", { example: { label: "Gold customer" } }),
     ),
   },
   responses: { 200: jsonResponse("The updated option", optionResponse) },

@@ -19,7 +19,7 @@ export const listObjectTypes = defineOperation({
   request: {
     query: z.object({ workspaceId: idSchema("ws").openapi({ param: { name: "workspaceId", in: "query" } }) }).strict(),
   },
-  responses: { 200: jsonResponse("The workspace's object types", z.object({ objects: z.array(objectTypeSchema) })) },
+  responses: { 200: jsonResponse("The workspace's object types", z.object({ objects: z.array(objectTypeSchema).max(1000) })) },
 });
 
 export const createObjectType = defineOperation({
@@ -50,8 +50,6 @@ export const createObjectType = defineOperation({
             workspaceId: "ws_01jd5q0m4x8r2w3y6z7a9b",
             nameSingular: "Vendor",
             namePlural: "Vendors",
-            icon: "truck",
-            color: "#3b82f6",
           },
         }),
     ),
@@ -70,6 +68,7 @@ export const updateObjectType = defineOperation({
   mcpTool: "crm_objects_update",
   method: "patch",
   path: "/crm/objects/{objectTypeId}",
+  errors: ["system_resource"],
   request: {
     params: objectTypeParams,
     body: jsonBody(
@@ -82,7 +81,7 @@ export const updateObjectType = defineOperation({
           isActive: z.boolean().optional(),
         })
         .strict()
-        .openapi("UpdateObjectType", { example: { namePlural: "Suppliers", color: "#16a34a" } }),
+        .openapi("UpdateObjectType", { example: { namePlural: "Suppliers" } }),
     ),
   },
   responses: { 200: jsonResponse("The updated object type", objectResponse) },
@@ -99,6 +98,7 @@ export const deleteObjectType = defineOperation({
   mcpTool: "crm_objects_delete",
   method: "delete",
   path: "/crm/objects/{objectTypeId}",
+  errors: ["system_resource"],
   request: { params: objectTypeParams, body: jsonBody(emptyBodySchema, false) },
   responses: { 200: jsonResponse("The id of the deleted object type", deletedSchema) },
 });

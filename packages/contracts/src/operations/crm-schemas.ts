@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { idSchema, timestampMs } from "../ids";
+import { idSchema, integer, timestampMs } from "../ids";
+import { defaulted } from "../request-defaults";
+import { label, outputText, shortLabel } from "../strings";
 
 /** Shapes of the CRM metadata resources (reference tables; DESIGN.md section 6). */
 
@@ -37,26 +39,31 @@ export const filterOperators = [
 ] as const;
 export type FilterOperator = (typeof filterOperators)[number];
 
-export const name = z.string().trim().min(1).max(255);
+const name = label();
 const slug = z
   .string()
+  .max(63)
   .regex(/^[a-z][a-z0-9_]{0,62}$/, "Lowercase letters, digits and underscores, starting with a letter (at most 63)");
-const color = z.string().regex(/^#[0-9a-fA-F]{6}$/, "A hex color such as #3b82f6");
-const shortText = z.string().max(64);
+const color = z
+  .string()
+  .max(7)
+  .regex(/^#[0-9a-fA-F]{6}$/, "A hex color such as #3b82f6");
+const shortText = shortLabel();
+const slugText = outputText(63);
 
 export const objectTypeSchema = z
   .object({
     id: idSchema("obj"),
     workspaceId: idSchema("ws"),
-    slug: z.string(),
-    name: z.string().optional().openapi({ description: "Display name (the plural name)" }),
-    nameSingular: z.string(),
-    namePlural: z.string(),
-    icon: z.string().optional(),
-    color: z.string().optional(),
+    slug: slugText,
+    name: outputText().openapi({ description: "Display name (the plural name)" }),
+    nameSingular: outputText(),
+    namePlural: outputText(),
+    icon: outputText(64).optional(),
+    color: outputText(7).optional(),
     isSystem: z.boolean(),
     isActive: z.boolean(),
-    order: z.number().int(),
+    order: integer(0, 1_000_000),
     createdAt: timestampMs,
     updatedAt: timestampMs,
   })
@@ -66,12 +73,12 @@ export const fieldOptionSchema = z
   .object({
     id: idSchema("opt"),
     fieldDefinitionId: idSchema("fld"),
-    value: z.string(),
-    label: z.string(),
-    order: z.number().int(),
+    value: outputText(),
+    label: outputText(),
+    order: integer(0, 1_000_000),
     isDefault: z.boolean(),
     isActive: z.boolean(),
-    color: z.string(),
+    color: outputText(7),
   })
   .openapi("CrmFieldOption");
 
@@ -80,24 +87,31 @@ export const fieldSchema = z
     id: idSchema("fld"),
     objectTypeId: idSchema("obj"),
     workspaceId: idSchema("ws"),
-    slug: z.string().openapi({ description: "Key of the field in a record's `fields`" }),
-    name: z.string(),
+    slug: slugText.openapi({ description: "Key of the field in a record's `fields`" }),
+    name: outputText(),
     type: z.enum(fieldTypes),
     isRequired: z.boolean(),
     isUnique: z.boolean().openapi({ description: "Values identify a record: equal values (trimmed, case-folded) conflict" }),
     defaultValue: z.unknown().nullable(),
     isSystem: z.boolean(),
     isMultiple: z.boolean().openapi({ description: "Relation to many records (multiselect is always multiple)" }),
-    relationObjectTypeId: z.string().nullable(),
-    order: z.number().int(),
-    options: z.array(fieldOptionSchema).optional().openapi({ description: "Select and multiselect fields" }),
+    relationObjectTypeId: idSchema("obj").nullable(),
+    order: integer(0, 1_000_000),
+    options: z.array(fieldOptionSchema).max(500).optional().openapi({ description: "Select and multiselect fields" }),
     createdAt: timestampMs,
     updatedAt: timestampMs,
   })
   .openapi("CrmFieldDefinition");
 
 export const filterConditionSchema = z
-  .object({ fieldDefinitionId: idSchema("fld"), operator: z.enum(filterOperators), value: z.unknown().optional() })
+  .object({
+    fieldDefinitionId: idSchema("fld"),
+    operator: z.enum(filterOperators),
+    value: z
+      .unknown()
+      .optional()
+      .openapi({ description: "Compared value; a list for `in` and `not_in`, absent for `is_empty` and `is_not_empty`" }),
+  })
   .strict();
 
 export const viewFilterSchema = z
@@ -107,26 +121,34 @@ export const viewFilterSchema = z
 
 export const viewSortSchema = z.object({ fieldDefinitionId: idSchema("fld"), direction: z.enum(["asc", "desc"]) }).strict();
 
-export const viewConfigSchema = z
+const viewColumnSchema = z
   .object({
-    columns: z
-      .array(
-        z
-          .object({
-            fieldDefinitionId: idSchema("fld"),
-            width: z.number().int().min(40).max(2000).optional(),
-            hidden: z.boolean().optional(),
-          })
-          .strict(),
-      )
-      .max(200)
-      .default([]),
-    filter: viewFilterSchema.nullable().default(null),
-    sorts: z.array(viewSortSchema).max(10).default([]),
-    groupBy: idSchema("fld").nullable().default(null),
+    fieldDefinitionId: idSchema("fld"),
+    width: integer(40, 2000).optional(),
+    hidden: z.boolean().optional(),
+  })
+  .strict();
+
+const viewConfigShape = {
+  columns: z.array(viewColumnSchema).max(200),
+  filter: viewFilterSchema.nullable(),
+  sorts: z.array(viewSortSchema).max(10),
+  groupBy: idSchema("fld").nullable(),
+};
+
+/** A view's configuration as stored and answered: every part present. */
+export const viewConfigSchema = z.object(viewConfigShape).strict().openapi("CrmRecordViewConfig");
+
+/** A view's configuration as a client sends it: parts left out take their defaults. */
+export const viewConfigInputSchema = z
+  .object({
+    columns: defaulted(viewConfigShape.columns, [], "Columns in order."),
+    filter: defaulted(viewConfigShape.filter, null, "Records the view shows."),
+    sorts: defaulted(viewConfigShape.sorts, [], "Sort order, first key first."),
+    groupBy: defaulted(viewConfigShape.groupBy, null, "Field to group rows by."),
   })
   .strict()
-  .openapi("CrmRecordViewConfig");
+  .openapi("CrmRecordViewConfigInput");
 
 export type RecordViewConfig = z.infer<typeof viewConfigSchema>;
 
@@ -135,18 +157,18 @@ export const recordViewSchema = z
     id: idSchema("view"),
     workspaceId: idSchema("ws"),
     objectTypeId: idSchema("obj"),
-    name: z.string(),
+    name: outputText(),
     type: z.enum(["table", "kanban"]),
     isDefault: z.boolean(),
     config: viewConfigSchema,
     createdAt: timestampMs,
     updatedAt: timestampMs,
-    emoji: z.string().optional(),
-    order: z.number().int(),
-    createdBy: z.string(),
-    kanbanFieldDefinitionId: z.string().optional(),
-    kanbanWinOptionIds: z.array(z.string()),
-    kanbanLossOptionIds: z.array(z.string()),
+    emoji: outputText(64).optional(),
+    order: integer(0, 1_000_000),
+    createdBy: outputText(73).openapi({ description: "Id of the actor that created it, or `system` for the default views" }),
+    kanbanFieldDefinitionId: idSchema("fld").optional(),
+    kanbanWinOptionIds: z.array(idSchema("opt")).max(100),
+    kanbanLossOptionIds: z.array(idSchema("opt")).max(100),
   })
   .openapi("CrmRecordView");
 

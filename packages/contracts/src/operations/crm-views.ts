@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { deletedSchema, emptyBodySchema, idSchema, pathId } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
 import { listResponse, pageQuery } from "../pagination";
-import { inputs, recordViewSchema, viewConfigSchema } from "./crm-schemas";
+import { inputs, recordViewSchema, viewConfigInputSchema } from "./crm-schemas";
 
 const objectTypeParams = z.object({ objectTypeId: pathId("objectTypeId", "obj") });
 const viewParams = z.object({ viewId: pathId("viewId", "view") });
@@ -19,7 +19,7 @@ const viewFields = {
   kanbanFieldDefinitionId: idSchema("fld").optional(),
   kanbanWinOptionIds: z.array(idSchema("opt")).max(100).optional(),
   kanbanLossOptionIds: z.array(idSchema("opt")).max(100).optional(),
-  config: viewConfigSchema.optional(),
+  config: viewConfigInputSchema.optional(),
 };
 
 const validationNote =
@@ -29,6 +29,7 @@ export const listViews = defineOperation({
   operationId: "listViews",
   tag: "CRM",
   summary: "List the saved views of an object type",
+  description: "Saved views of the object type in their order, the default view among them.",
   scope: "crm:metadata:read",
   costUnits: costUnits.read,
   mcpTool: "crm_views_list",
@@ -55,7 +56,7 @@ export const createView = defineOperation({
         .object(viewFields)
         .strict()
         .openapi("CreateRecordView", {
-          example: { name: "Big deals", emoji: "💰", config: { columns: [], filter: null, sorts: [], groupBy: null } },
+          example: { name: "Big deals" },
         }),
     ),
   },
@@ -66,6 +67,7 @@ export const getView = defineOperation({
   operationId: "getView",
   tag: "CRM",
   summary: "Get a saved view",
+  description: "A saved view with its configuration (columns, filter, sorts, grouping) and kanban settings.",
   scope: "crm:metadata:read",
   costUnits: costUnits.read,
   mcpTool: "crm_views_get",
@@ -96,7 +98,7 @@ export const updateView = defineOperation({
           kanbanFieldDefinitionId: idSchema("fld").nullable().optional(),
         })
         .strict()
-        .openapi("UpdateRecordView", { example: { name: "Largest deals", isDefault: true } }),
+        .openapi("UpdateRecordView", { example: { name: "Largest deals" } }),
     ),
   },
   responses: { 200: jsonResponse("The updated view", viewResponse) },
@@ -124,6 +126,8 @@ export const reorderViews = defineOperation({
   scope: "crm:metadata:write",
   costUnits: costUnits.write,
   mcpTool: "crm_views_reorder",
+  // Setting the same order twice leaves the same order.
+  mcpHints: { idempotentHint: true },
   method: "post",
   path: "/crm/objects/{objectTypeId}/views/reorder",
   request: {
@@ -135,5 +139,5 @@ export const reorderViews = defineOperation({
         .openapi("ReorderRecordViews", { example: { viewIds: ["view_01jd5q0m4x8r2w3y6z7a9b", "view_01jd5q0m4x8r2w3y6z7a9c"] } }),
     ),
   },
-  responses: { 200: jsonResponse("The new order", z.object({ viewIds: z.array(z.string()) })) },
+  responses: { 200: jsonResponse("The new order", z.object({ viewIds: z.array(idSchema("view")).max(1000) })) },
 });

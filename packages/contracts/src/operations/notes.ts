@@ -2,17 +2,18 @@ import { z } from "@hono/zod-openapi";
 import { deletedSchema, emptyBodySchema, idSchema, pathId, timestampMs } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
 import { listResponse, pageQuery } from "../pagination";
+import { label, outputText } from "../strings";
 
 export const noteSchema = z
   .object({
     id: idSchema("note"),
     workspaceId: idSchema("ws"),
     recordId: idSchema("rec"),
-    title: z.string(),
-    contentHtml: z.string().openapi({ description: "Sanitized HTML" }),
-    contentPlain: z.string(),
-    createdBy: z.string(),
-    meetingId: z.string().optional(),
+    title: outputText(),
+    contentHtml: outputText(100_000).openapi({ description: "Sanitized HTML" }),
+    contentPlain: outputText(100_000),
+    createdBy: outputText(73).openapi({ description: "Id of the actor that created it" }),
+    meetingId: idSchema("mtg").optional(),
     createdAt: timestampMs,
     updatedAt: timestampMs,
   })
@@ -38,9 +39,9 @@ export const createNote = defineOperation({
     params: recordParams,
     body: jsonBody(
       z
-        .object({ title: z.string().trim().min(1).max(255), contentHtml: content.optional(), contentPlain: content.optional() })
+        .object({ title: label(), contentHtml: content.optional(), contentPlain: content.optional() })
         .strict()
-        .openapi("CreateNote", { example: { title: "Call summary", contentHtml: "<p>Wants a <em>demo</em> next week.</p>" } }),
+        .openapi("CreateNote", { example: { title: "Call summary" } }),
     ),
   },
   responses: { 201: jsonResponse("The created note", noteResponse) },
@@ -64,6 +65,7 @@ export const getNote = defineOperation({
   operationId: "getNote",
   tag: "Notes",
   summary: "Get a note",
+  description: "A note that is not deleted, with its HTML and plain-text content.",
   scope: "notes:read",
   costUnits: costUnits.read,
   mcpTool: "notes_get",
@@ -88,7 +90,7 @@ export const updateNote = defineOperation({
     body: jsonBody(
       z
         .object({
-          title: z.string().trim().min(1).max(255).optional(),
+          title: label().optional(),
           contentHtml: content.optional(),
           contentPlain: content.optional(),
         })

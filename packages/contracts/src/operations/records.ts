@@ -1,7 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { deletedSchema, emptyBodySchema, idSchema, pathId, timestampMs } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
-import { listResponse, pageQuery } from "../pagination";
+import { cursorSchema, listResponse, pageQuery } from "../pagination";
+import { defaulted } from "../request-defaults";
+import { outputText } from "../strings";
 import { viewFilterSchema, viewSortSchema } from "./crm-schemas";
 
 export const recordSchema = z
@@ -14,7 +16,7 @@ export const recordSchema = z
         "Every field of the object type by slug; null when unset. Text-like fields, dates (YYYY-MM-DD), selects (the option's value), users and single relations (a record id) are strings; numbers and timestamps (Unix ms) numbers; checkboxes booleans; multiselects and to-many relations lists.",
       example: { name: "Ada Lovelace", email: "ada@example.com", company: "rec_01jd5q0m4x8r2w3y6z7a9b" },
     }),
-    createdBy: z.string(),
+    createdBy: outputText(73).openapi({ description: "Id of the actor that created it" }),
     createdAt: timestampMs,
     updatedAt: timestampMs,
   })
@@ -52,13 +54,14 @@ export const createRecord = defineOperation({
   mcpTool: "records_create",
   method: "post",
   path: "/records",
+  errors: ["identity_conflict"],
   request: {
     body: jsonBody(
       z
         .object({ objectTypeId: idSchema("obj"), fields: fieldsInput })
         .strict()
         .openapi("CreateRecord", {
-          example: { objectTypeId: "obj_01jd5q0m4x8r2w3y6z7a9b", fields: { name: "Ada Lovelace", email: "ada@example.com" } },
+          example: { objectTypeId: "obj_01jd5q0m4x8r2w3y6z7a9b", fields: { name: "Ada Lovelace" } },
         }),
     ),
   },
@@ -69,6 +72,7 @@ export const getRecord = defineOperation({
   operationId: "getRecord",
   tag: "Records",
   summary: "Get a record",
+  description: "A live record with every field of its object type.",
   scope: "crm:records:read",
   costUnits: costUnits.read,
   mcpTool: "records_get",
@@ -88,6 +92,7 @@ export const updateRecord = defineOperation({
   mcpTool: "records_update",
   method: "patch",
   path: "/records/{recordId}",
+  errors: ["identity_conflict"],
   request: {
     params: recordParams,
     body: jsonBody(
@@ -148,6 +153,8 @@ export const queryRecords = defineOperation({
   scope: "crm:records:read",
   costUnits: costUnits.read,
   mcpTool: "records_query",
+  // A POST only because the filter is a body: it reads and changes nothing.
+  mcpHints: { readOnlyHint: true, idempotentHint: true },
   method: "post",
   path: "/records/query",
   request: {
@@ -157,19 +164,13 @@ export const queryRecords = defineOperation({
           objectTypeId: idSchema("obj"),
           filter: viewFilterSchema.nullable().optional(),
           sorts: z.array(viewSortSchema).max(3).optional(),
-          limit: z.number().int().min(1).max(100).default(50),
-          cursor: z.string().min(1).optional(),
+          limit: defaulted(z.number().int().min(1).max(100).openapi({ format: "int32" }), 50, "Page size, 1 to 100."),
+          cursor: cursorSchema.optional().openapi({ description: "`pagination.cursor` of the previous page." }),
         })
         .strict()
         .openapi("QueryRecords", {
           example: {
             objectTypeId: "obj_01jd5q0m4x8r2w3y6z7a9b",
-            filter: {
-              op: "and",
-              conditions: [{ fieldDefinitionId: "fld_01jd5q0m4x8r2w3y6z7a9b", operator: "eq", value: "won" }],
-            },
-            sorts: [{ fieldDefinitionId: "fld_01jd5q0m4x8r2w3y6z7a9c", direction: "desc" }],
-            limit: 50,
           },
         }),
     ),
@@ -187,12 +188,14 @@ export const assertRecord = defineOperation({
   mcpTool: "records_assert",
   method: "put",
   path: "/records",
+  errors: ["identity_conflict"],
   request: {
     query: z
       .object({
         matchingField: z
           .string()
           .min(1)
+          .max(63)
           .openapi({ param: { name: "matchingField", in: "query" }, example: "email" }),
       })
       .strict(),

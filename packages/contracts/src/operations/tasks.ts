@@ -1,33 +1,44 @@
 import { z } from "@hono/zod-openapi";
 import { deletedSchema, emptyBodySchema, idSchema, pathId, timestampMs } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
-import { listResponse, pageQuery } from "../pagination";
+import { listResponse, pageQuery, queryInteger } from "../pagination";
+import { label, outputText } from "../strings";
 
 export const taskStatuses = ["todo", "in_progress", "done"] as const;
 
-const html = z.string().max(100_000);
+const html = z.string().max(100_000).openapi({ description: "Up to 100 000 characters" });
 
 export const taskSchema = z
   .object({
     id: idSchema("task"),
     workspaceId: idSchema("ws"),
-    title: z.string(),
+    title: outputText(),
     status: z.enum(taskStatuses),
     createdAt: timestampMs,
     updatedAt: timestampMs,
     recordId: idSchema("rec"),
-    descriptionHtml: z.string().openapi({ description: "Sanitized HTML" }),
-    descriptionPlain: z.string(),
+    descriptionHtml: outputText(100_000).openapi({ description: "Sanitized HTML" }),
+    descriptionPlain: outputText(100_000),
     dueAt: timestampMs.nullable(),
-    assigneeUserIds: z.array(z.string()),
-    linkedResources: z.array(
-      z.object({ resourceType: z.string(), resourceId: z.string(), label: z.string(), channel: z.string() }),
-    ),
-    source: z.object({ resourceType: z.string(), resourceId: z.string() }).nullable().openapi({
-      description:
-        "Set for source-managed tasks (e.g. meeting action items): title, descriptions, due date and status are read-only, and the task cannot be deleted",
-    }),
-    createdBy: z.string(),
+    assigneeUserIds: z.array(idSchema("usr")).max(50),
+    linkedResources: z
+      .array(
+        z.object({
+          resourceType: outputText(32),
+          resourceId: idSchema("conv"),
+          label: outputText(),
+          channel: outputText(32),
+        }),
+      )
+      .max(50),
+    source: z
+      .object({ resourceType: outputText(32), resourceId: idSchema("mtg") })
+      .nullable()
+      .openapi({
+        description:
+          "Set for source-managed tasks (e.g. meeting action items): title, descriptions, due date and status are read-only, and the task cannot be deleted",
+      }),
+    createdBy: outputText(73).openapi({ description: "Id of the actor that created it" }),
   })
   .openapi("Task");
 
@@ -53,7 +64,7 @@ export const createTask = defineOperation({
     body: jsonBody(
       z
         .object({
-          title: z.string().trim().min(1).max(255),
+          title: label(),
           descriptionHtml: html.optional(),
           descriptionPlain: html.optional(),
           dueAt: timestampMs.nullable().optional(),
@@ -63,7 +74,7 @@ export const createTask = defineOperation({
         })
         .strict()
         .openapi("CreateTask", {
-          example: { title: "Send the proposal", descriptionHtml: "<p>Include <b>pricing</b></p>", dueAt: 1767571200000 },
+          example: { title: "Send the proposal" },
         }),
     ),
   },
@@ -117,11 +128,9 @@ export const listTasks = defineOperation({
           .enum(taskStatuses)
           .optional()
           .openapi({ param: { name: "status", in: "query" } }),
-        dueBeforeMs: z.coerce
-          .number()
-          .int()
+        dueBeforeMs: queryInteger("dueBeforeMs", 0, 8_640_000_000_000_000)
           .optional()
-          .openapi({ param: { name: "dueBeforeMs", in: "query" } }),
+          .openapi({ description: "Only tasks due strictly before this time (Unix ms)." }),
         ...pageQuery,
       })
       .strict(),
@@ -133,6 +142,7 @@ export const getTask = defineOperation({
   operationId: "getTask",
   tag: "Tasks",
   summary: "Get a task",
+  description: "A task that is not deleted, with its assignees, links and source.",
   scope: "tasks:read",
   costUnits: costUnits.read,
   mcpTool: "tasks_get",
@@ -152,12 +162,13 @@ export const updateTask = defineOperation({
   mcpTool: "tasks_update",
   method: "patch",
   path: "/tasks/{taskId}",
+  errors: ["source_managed_task"],
   request: {
     params: taskParams,
     body: jsonBody(
       z
         .object({
-          title: z.string().trim().min(1).max(255).optional(),
+          title: label().optional(),
           descriptionHtml: html.optional(),
           descriptionPlain: html.optional(),
           dueAt: timestampMs.nullable().optional(),
@@ -182,6 +193,7 @@ export const deleteTask = defineOperation({
   mcpTool: "tasks_delete",
   method: "delete",
   path: "/tasks/{taskId}",
+  errors: ["source_managed_task"],
   request: { params: taskParams, body: jsonBody(emptyBodySchema, false) },
   responses: { 200: jsonResponse("The id of the deleted task", deletedSchema) },
 });

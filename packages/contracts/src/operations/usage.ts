@@ -1,30 +1,39 @@
 import { z } from "@hono/zod-openapi";
+import { integer } from "../ids";
 import { costUnits, defineOperation, jsonResponse } from "../operation";
 
 const isoDate = z
   .string()
+  .max(10)
   .regex(/^\d{4}-\d{2}-\d{2}$/, "Expected a date as YYYY-MM-DD")
   .refine(
     (value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
     "Not a calendar date",
   );
 
+/** A UTC day as answered. */
+const isoDay = z
+  .string()
+  .max(10)
+  .regex(/^\d{4}-\d{2}-\d{2}$/);
+const count = integer(0, Number.MAX_SAFE_INTEGER);
+
 export const usageEntrySchema = z
   .object({
-    date: z.string().openapi({ description: "UTC day, YYYY-MM-DD", example: "2026-11-23" }),
-    route: z.string().openapi({ description: "Method and path template", example: "GET /crm/objects" }),
-    requests: z.number().int().openapi({ description: "Successful (2xx) requests" }),
-    costUnits: z.number().int().openapi({ description: "Token cost in integer units (0.2 = 20)" }),
-    cost: z.number().openapi({ description: "Token cost as displayed (units / 100)" }),
+    date: isoDay.openapi({ description: "UTC day, YYYY-MM-DD", example: "2026-11-23" }),
+    route: z.string().max(300).openapi({ description: "Method and path template", example: "GET /crm/objects" }),
+    requests: count.openapi({ description: "Successful (2xx) requests" }),
+    costUnits: count.openapi({ description: "Token cost in integer units (0.2 = 20)" }),
+    cost: z.number().min(0).openapi({ description: "Token cost as displayed (units / 100)" }),
   })
   .openapi("UsageEntry");
 
 export const usageReportSchema = z
   .object({
-    from: z.string(),
-    to: z.string(),
-    data: z.array(usageEntrySchema),
-    totals: z.object({ requests: z.number().int(), costUnits: z.number().int(), cost: z.number() }),
+    from: isoDay,
+    to: isoDay,
+    data: z.array(usageEntrySchema).max(366 * 100),
+    totals: z.object({ requests: count, costUnits: count, cost: z.number().min(0) }),
   })
   .openapi("UsageReport");
 

@@ -1,20 +1,23 @@
 import { z } from "@hono/zod-openapi";
 import { eventTypes } from "../events";
-import { deletedSchema, emptyBodySchema, idSchema, pathId, timestampMs } from "../ids";
+import { deletedSchema, emptyBodySchema, idSchema, integer, pathId, timestampMs } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
 import { listResponse, pageQuery, paginationSchema } from "../pagination";
+import { outputText } from "../strings";
 
 export const webhookSchema = z
   .object({
     id: idSchema("whk"),
     workspaceId: idSchema("ws"),
-    url: z.string(),
-    eventTypes: z.array(z.enum(eventTypes)),
-    objectTypeIds: z.array(z.string()).openapi({ description: "Only events of these object types; empty means all" }),
-    description: z.string().nullable(),
+    url: z.string().url().max(2048),
+    eventTypes: z.array(z.enum(eventTypes)).max(eventTypes.length),
+    objectTypeIds: z
+      .array(idSchema("obj"))
+      .max(100)
+      .openapi({ description: "Only events of these object types; empty means all" }),
+    description: outputText(500).nullable(),
     isActive: z.boolean(),
-    disabledReason: z
-      .string()
+    disabledReason: outputText(32)
       .nullable()
       .openapi({ description: '"gone" when a 410 from the receiver disabled the subscription' }),
     createdAt: timestampMs,
@@ -24,6 +27,8 @@ export const webhookSchema = z
 
 const secretSchema = z
   .string()
+  .regex(/^whsec_[0-9a-f]{64}$/)
+  .max(70)
   .nullable()
   .openapi({
     description:
@@ -34,7 +39,7 @@ const secretSchema = z
 const withSecret = z.object({
   webhook: webhookSchema,
   secret: secretSchema,
-  notice: z.string().optional().openapi({
+  notice: z.string().max(500).optional().openapi({
     description: "On a replay only: the secret is shown once, and `POST /webhooks/{webhookId}/rotate-secret` issues a new one.",
   }),
 });
@@ -45,7 +50,7 @@ const urlNote =
 
 const subscription = {
   url: z.string().url().max(2048),
-  eventTypes: z.array(z.enum(eventTypes)).min(1),
+  eventTypes: z.array(z.enum(eventTypes)).min(1).max(eventTypes.length),
   objectTypeIds: z.array(idSchema("obj")).max(100).optional(),
   description: z.string().max(500).optional(),
 };
@@ -63,7 +68,7 @@ export const listEventTypes = defineOperation({
   responses: {
     200: jsonResponse(
       "Every event type",
-      z.object({ data: z.array(z.object({ type: z.enum(eventTypes), description: z.string() })) }),
+      z.object({ data: z.array(z.object({ type: z.enum(eventTypes), description: outputText() })).max(eventTypes.length) }),
     ),
   },
 });
@@ -99,6 +104,7 @@ export const listWebhooks = defineOperation({
   operationId: "listWebhooks",
   tag: "Webhooks",
   summary: "List subscriptions",
+  description: "Webhook subscriptions of a workspace, oldest first; secrets are never listed.",
   scope: "webhooks:read",
   costUnits: costUnits.read,
   mcpTool: "webhooks_list",
@@ -116,6 +122,7 @@ export const getWebhook = defineOperation({
   operationId: "getWebhook",
   tag: "Webhooks",
   summary: "Get a subscription",
+  description: "A webhook subscription without its secret.",
   scope: "webhooks:read",
   costUnits: costUnits.read,
   mcpTool: "webhooks_get",
@@ -147,7 +154,7 @@ export const updateWebhook = defineOperation({
           isActive: z.boolean().optional(),
         })
         .strict()
-        .openapi("UpdateWebhook", { example: { eventTypes: ["record.created", "record.updated"] } }),
+        .openapi("UpdateWebhook", { example: { isActive: true } }),
     ),
   },
   responses: { 200: jsonResponse("The updated subscription", webhookResponse) },
@@ -186,14 +193,14 @@ export const rotateWebhookSecret = defineOperation({
 
 export const deliveryAttemptSchema = z
   .object({
-    deliveryId: z.string().openapi({ description: "The `webhook-id` header: stable across retries" }),
-    attempt: z.number().int(),
-    eventId: z.string(),
+    deliveryId: outputText(73).openapi({ description: "The `webhook-id` header: stable across retries" }),
+    attempt: integer(1, 1_000),
+    eventId: idSchema("evt"),
     eventType: z.enum(eventTypes),
     status: z.enum(["delivered", "failed", "retrying", "rate_limited"]),
-    responseStatus: z.number().int().nullable(),
-    error: z.string().nullable(),
-    durationMs: z.number().int().nullable(),
+    responseStatus: integer(100, 599).nullable(),
+    error: outputText(1_000).nullable(),
+    durationMs: integer(0, 3_600_000).nullable(),
     nextAttemptAt: timestampMs.nullable(),
     createdAt: timestampMs,
   })
@@ -215,13 +222,13 @@ export const listWebhookDeliveries = defineOperation({
     200: jsonResponse(
       "A page of attempts and the statistics",
       z.object({
-        data: z.array(deliveryAttemptSchema),
+        data: z.array(deliveryAttemptSchema).max(100),
         pagination: paginationSchema,
         statistics: z.object({
-          delivered: z.number().int(),
-          failed: z.number().int(),
-          pending: z.number().int(),
-          rateLimited: z.number().int(),
+          delivered: integer(0, Number.MAX_SAFE_INTEGER),
+          failed: integer(0, Number.MAX_SAFE_INTEGER),
+          pending: integer(0, Number.MAX_SAFE_INTEGER),
+          rateLimited: integer(0, Number.MAX_SAFE_INTEGER),
         }),
       }),
     ),

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { idSchema, timestampMs } from "../ids";
 import { costUnits, defineOperation, jsonResponse } from "../operation";
 import { listResponse, pageQuery } from "../pagination";
+import { outputText } from "../strings";
 
 export const workspaceRoles = ["owner", "admin", "manager", "member", "viewer"] as const;
 export type WorkspaceRole = (typeof workspaceRoles)[number];
@@ -10,8 +11,8 @@ export const workspaceSchema = z
   .object({
     id: idSchema("ws"),
     organizationId: idSchema("org"),
-    name: z.string(),
-    description: z.string().optional(),
+    name: outputText(),
+    description: outputText(1_000).optional(),
     role: z
       .enum(workspaceRoles)
       .nullable()
@@ -37,6 +38,6 @@ export const listWorkspaces = defineOperation({
   mcpTool: "workspaces_list",
   method: "get",
   path: "/workspaces",
-  request: { query: z.object(pageQuery) },
+  request: { query: z.object(pageQuery).strict() },
   responses: { 200: jsonResponse("A page of workspaces", listResponse(workspaceSchema)) },
 });

@@ -1,14 +1,17 @@
-import type { DomainEvent, EventType } from "@crm/contracts";
+import type { DomainEvent, EventData, EventType, ObjectTypeEventType } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../env";
 
-export interface EventInput {
-  type: EventType;
+/**
+ * An event to announce: its data shape follows from its type, and record, task and note events
+ * must name the record's object type (null only once that type was deleted).
+ */
+export type EventInput<Type extends EventType> = {
+  type: Type;
   workspaceId: string;
-  objectTypeId?: string;
-  data: Record<string, unknown>;
-}
+  data: EventData[Type];
+} & (Type extends ObjectTypeEventType ? { objectTypeId: string | null } : { objectTypeId?: string });
 
 /** Who caused an event: an actor of a request, or `system` for internal producers. */
 export interface EventSource {
@@ -18,17 +21,22 @@ export interface EventSource {
 
 /**
  * The outbox insert announcing a change, to run in the same D1 batch as the change itself:
- * both happen or neither does. Delivery picks it up from the outbox.
+ * both happen or neither does. Delivery picks it up from the outbox. Every producer goes through here.
  */
-export function eventStatement(db: Database, actor: EventSource, input: EventInput, now = Date.now()): BatchItem<"sqlite"> {
+export function eventStatement<Type extends EventType>(
+  db: Database,
+  source: EventSource,
+  input: EventInput<Type>,
+  now = Date.now(),
+): BatchItem<"sqlite"> {
   const event: DomainEvent = {
     id: newId("evt", now),
     type: input.type,
     createdAt: now,
-    organizationId: actor.organizationId,
+    organizationId: source.organizationId,
     workspaceId: input.workspaceId,
     ...(input.objectTypeId ? { objectTypeId: input.objectTypeId } : {}),
-    actor: actor.actor,
+    actor: source.actor,
     data: input.data,
   };
   return db.insert(regional.eventOutbox).values({
@@ -42,4 +50,10 @@ export function eventStatement(db: Database, actor: EventSource, input: EventInp
     queuedAt: null,
     claimedAt: null,
   });
+}
+
+/** The keys a change request gave whose value differs afterwards: the `changedFields` of update events. */
+export function changedKeys<Resource extends object>(given: object, before: Resource, after: Resource): string[] {
+  const serialized = (resource: Resource, key: string) => JSON.stringify((resource as Record<string, unknown>)[key]);
+  return Object.keys(given).filter((key) => serialized(before, key) !== serialized(after, key));
 }

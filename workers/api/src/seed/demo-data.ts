@@ -1,7 +1,7 @@
 import { newId, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
-import { createRecordOf } from "../domain/records/write";
-import { createSourceManagedTask } from "../domain/tasks";
+import { insertRecord } from "../domain/records/write";
+import { createSourceManagedTask } from "../domain/tasks/service";
 import type { Database } from "../env";
 
 /**
@@ -15,11 +15,11 @@ export async function seedDemoContent(db: Database, workspace: { id: string; org
   const type = (slug: string) => types.find((candidate) => candidate.slug === slug) as (typeof types)[number];
   const suffix = workspace.id.slice(-6);
   const company = (name: string, domain: string) =>
-    createRecordOf(db, author, type("companies"), { name, domain: `${domain}-${suffix}.example`, industry: "Software" });
+    insertRecord(db, author, type("companies"), { name, domain: `${domain}-${suffix}.example`, industry: "Software" });
   const initech = await company("Initech", "initech");
   const hooli = await company("Hooli", "hooli");
   const person = (name: string, email: string, companyId: string, jobTitle: string) =>
-    createRecordOf(db, author, type("people"), {
+    insertRecord(db, author, type("people"), {
       name,
       email: `${email}@${suffix}.example`,
       company: companyId,
@@ -27,14 +27,14 @@ export async function seedDemoContent(db: Database, workspace: { id: string; org
     });
   const peter = await person("Peter Gibbons", "peter", initech.id, "Engineer");
   await person("Gavin Belson", "gavin", hooli.id, "CEO");
-  await createRecordOf(db, author, type("deals"), {
+  await insertRecord(db, author, type("deals"), {
     name: "Initech renewal",
     stage: "proposal",
     amount: 24000,
     company: initech.id,
     close_date: "2027-02-01",
   });
-  await createRecordOf(db, author, type("deals"), { name: "Hooli pilot", stage: "qualified", amount: 8000, company: hooli.id });
+  await insertRecord(db, author, type("deals"), { name: "Hooli pilot", stage: "qualified", amount: 8000, company: hooli.id });
 
   const now = Date.now();
   await db.insert(regional.conversations).values({

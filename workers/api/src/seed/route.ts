@@ -34,8 +34,16 @@ export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
     ),
   );
   // Creation times one millisecond apart give the demo workspaces a fixed order.
+  // A workspace seeded by an earlier version of the seed still gains the members added since.
   const statements = seed.workspaces.flatMap((workspace, index) =>
-    existing.has(workspace.id) ? [] : createWorkspaceStatements(db, workspace, seed.createdAt + index),
+    existing.has(workspace.id)
+      ? workspace.members.map((member) =>
+          db
+            .insert(regional.workspaceMembers)
+            .values({ ...member, workspaceId: workspace.id, createdAt: seed.createdAt })
+            .onConflictDoNothing(),
+        )
+      : createWorkspaceStatements(db, workspace, seed.createdAt + index),
   );
   await runBatch(db, statements);
   // Demo content goes into new workspaces that have an owner among their members.

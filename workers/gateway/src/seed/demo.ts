@@ -18,12 +18,20 @@ interface DemoUser {
   memberships: Record<string, { role: WorkspaceRole; inboxAccess: InboxAccess }>;
 }
 
+/** A user of another demo organization who belongs to this one too; their demo key is for their home organization. */
+interface DemoGuest {
+  label: string;
+  organizationRole: DemoUser["organizationRole"];
+  memberships: DemoUser["memberships"];
+}
+
 interface DemoOrganization {
   label: string;
   name: string;
   region: Region;
   workspaces: { label: string; name: string; description: string }[];
   users: DemoUser[];
+  guests?: DemoGuest[];
   agent?: { label: string; name: string };
 }
 
@@ -79,8 +87,35 @@ export const demoOrganizations: DemoOrganization[] = [
         memberships: { "globex-main": { role: "owner", inboxAccess: "all" } },
       },
     ],
+    // erin (Initech) is a member here too: the user in several organizations of DESIGN.md section 3.
+    guests: [
+      { label: "erin", organizationRole: "member", memberships: { "globex-main": { role: "member", inboxAccess: "all" } } },
+    ],
+  },
+  {
+    // In the us region like Acme: tenancy is tested inside one database, not only across regions.
+    label: "initech",
+    name: "Initech",
+    region: "us",
+    workspaces: [{ label: "initech-main", name: "Main", description: "Everything Initech" }],
+    users: [
+      {
+        label: "erin",
+        name: "Erin Evans",
+        email: "erin@initech.example",
+        organizationRole: "owner",
+        memberships: { "initech-main": { role: "owner", inboxAccess: "all" } },
+      },
+    ],
   },
 ];
+
+/** A user as defined in their home organization, by label: how a guest's name and e-mail are found. */
+export function demoUser(label: string): DemoUser {
+  const user = demoOrganizations.flatMap((organization) => organization.users).find((candidate) => candidate.label === label);
+  if (!user) throw new Error(`No demo user ${label}`);
+  return user;
+}
 
 const crockford = "0123456789abcdefghjkmnpqrstvwxyz";
 

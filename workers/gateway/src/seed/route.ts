@@ -2,8 +2,8 @@ import { ApiError, signToken } from "@crm/contracts";
 import { control } from "@crm/db";
 import type { BatchItem } from "drizzle-orm/batch";
 import { Hono } from "hono";
-import type { GatewayAppEnv } from "../env";
-import { demoApiKey, demoId, demoKeys, demoOrganizations } from "./demo";
+import { contextSecret, type GatewayAppEnv } from "../env";
+import { demoApiKey, demoId, demoKeys, demoOrganizations, demoUser } from "./demo";
 
 /** Fixed times keep the seed byte-identical on every run. */
 const seededAt = Date.UTC(2026, 0, 5);
@@ -16,9 +16,12 @@ const expiredAt = Date.UTC(2026, 1, 1);
  */
 export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
   if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
-  const secret = c.env.GATEWAY_CONTEXT_SECRET;
+  // Demo ids and keys derive from a local secret that stays put between runs; the us context secret is one.
+  const secret = contextSecret(c.env, "us");
   const db = c.var.controlDb;
   const statements: BatchItem<"sqlite">[] = [];
+  // A guest's membership names a user that an organization later in the list creates.
+  const guestMemberships: BatchItem<"sqlite">[] = [];
   const organizations = [];
 
   for (const organization of demoOrganizations) {
@@ -44,6 +47,16 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
         db
           .insert(control.organizationMembers)
           .values({ organizationId, userId, role: user.organizationRole, createdAt: seededAt })
+          .onConflictDoNothing(),
+      );
+    }
+    for (const guest of organization.guests ?? []) {
+      const userId = await demoId(secret, "usr", guest.label);
+      ownerIds.set(guest.label, userId);
+      guestMemberships.push(
+        db
+          .insert(control.organizationMembers)
+          .values({ organizationId, userId, role: guest.organizationRole, createdAt: seededAt })
           .onConflictDoNothing(),
       );
     }
@@ -92,7 +105,7 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
         organizationId,
         name: workspace.name,
         description: workspace.description,
-        members: organization.users.flatMap((user) => {
+        members: [...organization.users, ...(organization.guests ?? [])].flatMap((user) => {
           const membership = user.memberships[workspace.label];
           return membership ? [{ userId: ownerIds.get(user.label) as string, ...membership }] : [];
         }),
@@ -102,12 +115,12 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
     organizations.push({ organizationId, organization, workspaceIds, ownerIds, keys, region, regionSeed });
   }
 
-  const [first, ...rest] = statements;
+  const [first, ...rest] = [...statements, ...guestMemberships];
   if (first) await db.batch([first, ...rest]);
   for (const { organization, region, regionSeed } of organizations) {
     const response = await region.fetch(`https://api.${organization.region}.internal/__dev/seed`, {
       method: "POST",
-      body: await signToken(regionSeed, secret),
+      body: await signToken(regionSeed, contextSecret(c.env, organization.region)),
     });
     if (!response.ok)
       throw new Error(`Seeding region ${organization.region} failed with ${response.status}: ${await response.text()}`);
@@ -120,13 +133,20 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
       name: organization.name,
       region: organization.region,
       workspaces: organization.workspaces.map((workspace) => ({ id: workspaceIds.get(workspace.label), name: workspace.name })),
-      users: organization.users.map((user) => ({
-        id: ownerIds.get(user.label),
-        name: user.name,
-        email: user.email,
-        organizationRole: user.organizationRole,
-        apiKey: keys.get(user.label),
-      })),
+      users: [
+        ...organization.users.map((user) => ({
+          id: ownerIds.get(user.label),
+          name: user.name,
+          email: user.email,
+          organizationRole: user.organizationRole,
+          apiKey: keys.get(user.label),
+        })),
+        // A guest is listed without a key: their demo key is for their home organization.
+        ...(organization.guests ?? []).map((guest) => {
+          const { name, email } = demoUser(guest.label);
+          return { id: ownerIds.get(guest.label), name, email, organizationRole: guest.organizationRole };
+        }),
+      ],
       ...(organization.agent
         ? {
             agent: { id: ownerIds.get(organization.agent.label), name: organization.agent.name },

@@ -1,8 +1,7 @@
-import { ApiError, type FieldType, type WorkspaceRole } from "@crm/contracts";
+import { ApiError, type FieldType } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { asc, eq, inArray } from "drizzle-orm";
-import { requireRole, requireWorkspace } from "../../access";
-import type { AppEnv, Database } from "../../env";
+import type { Database } from "../../env";
 
 const { objectTypes, fieldDefinitions, fieldOptions, recordViews } = regional;
 
@@ -10,47 +9,6 @@ type ObjectTypeRow = typeof objectTypes.$inferSelect;
 type FieldRow = typeof fieldDefinitions.$inferSelect;
 type OptionRow = typeof fieldOptions.$inferSelect;
 type ViewRow = typeof recordViews.$inferSelect;
-type Actor = AppEnv["Variables"]["actor"];
-
-/**
- * Loading a CRM resource by id for an actor: unknown ids and ids of another organization are the
- * same 404; the workspace must be within the credential's reach (403), and the actor's role at
- * least `role` when given (403 `forbidden`).
- */
-export async function reach(db: Database, actor: Actor, workspaceId: string, what: string, role?: WorkspaceRole) {
-  try {
-    const { access } = await requireWorkspace(db, actor, workspaceId);
-    if (role) requireRole(access, role);
-    return access;
-  } catch (error) {
-    if (error instanceof ApiError && error.code === "not_found") throw new ApiError("not_found", `${what} not found`);
-    throw error;
-  }
-}
-
-export async function loadObjectType(db: Database, actor: Actor, id: string, role?: WorkspaceRole): Promise<ObjectTypeRow> {
-  const [objectType] = await db.select().from(objectTypes).where(eq(objectTypes.id, id)).limit(1);
-  if (!objectType) throw new ApiError("not_found", "Object type not found");
-  await reach(db, actor, objectType.workspaceId, "Object type", role);
-  return objectType;
-}
-
-export async function loadField(db: Database, actor: Actor, id: string, role?: WorkspaceRole): Promise<FieldRow> {
-  const [field] = await db.select().from(fieldDefinitions).where(eq(fieldDefinitions.id, id)).limit(1);
-  if (!field) throw new ApiError("not_found", "Field not found");
-  await reach(db, actor, field.workspaceId, "Field", role);
-  return field;
-}
-
-export async function loadView(db: Database, actor: Actor, id: string, role?: WorkspaceRole): Promise<ViewRow> {
-  const [view] = await db.select().from(recordViews).where(eq(recordViews.id, id)).limit(1);
-  if (!view) throw new ApiError("not_found", "View not found");
-  await reach(db, actor, view.workspaceId, "View", role);
-  return view;
-}
-
-export const requireWorkspaceRole = (db: Database, actor: Actor, workspaceId: string, role?: WorkspaceRole) =>
-  reach(db, actor, workspaceId, "Workspace", role);
 
 /** The options of some fields, in their order. */
 export async function optionsOf(db: Database, fieldIds: string[]) {

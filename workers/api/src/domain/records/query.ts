@@ -1,7 +1,7 @@
-import { ApiError, type FieldType, type FilterOperator, type RecordViewConfig } from "@crm/contracts";
+import type { FieldType, FilterOperator, RecordViewConfig } from "@crm/contracts";
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../env";
-import { decodeCursor, type KeysetValue, pageOf } from "../../pagination";
+import { type KeysetColumn, type KeysetValue, paginate } from "../../pagination";
 import { checkView } from "../crm/view-config";
 import type { RecordRow } from "./store";
 import type { RecordField } from "./values";
@@ -85,30 +85,6 @@ function filterSql(filter: RecordFilter | null | undefined, fieldsById: Map<stri
   return sql`(${sql.join(parts, filter.op === "and" ? sql` and ` : sql` or `)})`;
 }
 
-interface OrderKey {
-  expression: SQL;
-  direction: "asc" | "desc";
-}
-
-/**
- * Rows strictly after `position` in the order (lexicographic over the keys). SQLite sorts NULL
- * first ascending and last descending, and NULL never compares equal, so each key says what
- * "equal" and "beyond" mean for a NULL position explicitly.
- */
-function after(keys: OrderKey[], position: KeysetValue[]): SQL {
-  const equal = (key: OrderKey, value: KeysetValue) =>
-    value === null ? sql`${key.expression} is null` : sql`${key.expression} = ${value}`;
-  const beyond = (key: OrderKey, value: KeysetValue): SQL => {
-    if (key.direction === "asc") return value === null ? sql`${key.expression} is not null` : sql`${key.expression} > ${value}`;
-    return value === null ? sql`0` : sql`(${key.expression} < ${value} or ${key.expression} is null)`;
-  };
-  const branches = keys.map((key, i) => {
-    const prefix = keys.slice(0, i).map((prior, j) => equal(prior, position[j] ?? null));
-    return sql`(${sql.join([...prefix, beyond(key, position[i] ?? null)], sql` and `)})`;
-  });
-  return sql`(${sql.join(branches, sql` or `)})`;
-}
-
 export interface RecordQuery {
   objectTypeId: string;
   fields: RecordField[];
@@ -125,26 +101,54 @@ function digest(text: string): string {
   return hash.toString(36);
 }
 
-/** The SQL of one page: live records of the type matching the filter, in sort order, after the cursor. */
-export function pageSql(query: RecordQuery, position: KeysetValue[] | undefined): { statement: SQL; keys: number } {
+type PageRow = Record<string, unknown>;
+
+/** A key of the page's order; the row carries its value as `k<i>`. */
+const orderKey = (expression: SQL, direction: "asc" | "desc", i: number, nullable: boolean): KeysetColumn<PageRow> => ({
+  column: expression,
+  direction,
+  nullable,
+  valueIn: (row) => (row[`k${i}`] as KeysetValue) ?? null,
+});
+
+/** The total order of a query: its sorts over stored values, then the id; without sorts, creation order. */
+function recordOrder(query: RecordQuery): KeysetColumn<PageRow>[] {
+  const fieldsById = new Map(query.fields.map((field) => [field.id, field]));
+  const [first, ...rest] = query.sorts ?? [];
+  if (!first) return [orderKey(sql`r.created_at`, "asc", 0, false), orderKey(sql`r.id`, "asc", 1, false)];
+  const lead = fieldsById.get(first.fieldDefinitionId) as RecordField;
+  return [
+    orderKey(sql`s0.${column(lead)}`, first.direction, 0, true),
+    ...rest.map((sort, i) =>
+      orderKey(
+        sql`s${sql.raw(String(i + 1))}.${column(fieldsById.get(sort.fieldDefinitionId) as RecordField)}`,
+        sort.direction,
+        i + 1,
+        true,
+      ),
+    ),
+    // The id breaks ties in the lead sort's direction, so one index scan serves both.
+    orderKey(sql`s0.record_id`, first.direction, rest.length + 1, false),
+  ];
+}
+
+const orderSql = (keys: KeysetColumn<PageRow>[]) => keys.map((key) => sql`${key.column} ${sql.raw(key.direction)}`);
+
+/** The SQL of one page: live records of the type matching the filter, in sort order, after the position. */
+export function pageSql(query: RecordQuery, after: SQL | undefined): { statement: SQL } {
   const fieldsById = new Map(query.fields.map((field) => [field.id, field]));
   const sorts = query.sorts ?? [];
   const filter = filterSql(query.filter, fieldsById);
+  const order = recordOrder(query);
+  const selected = order.map((key, i) => sql`${key.column} as k${sql.raw(String(i))}`);
+  const limit = query.limit + 1;
   const [first, ...rest] = sorts;
   if (!first) {
-    const keys: OrderKey[] = [
-      { expression: sql`r.created_at`, direction: "asc" },
-      { expression: sql`r.id`, direction: "asc" },
-    ];
-    const where = [
-      sql`r.object_type_id = ${query.objectTypeId}`,
-      sql`r.deleted_at is null`,
-      filter,
-      position ? after(keys, position) : undefined,
-    ].filter(Boolean) as SQL[];
+    const where = [sql`r.object_type_id = ${query.objectTypeId}`, sql`r.deleted_at is null`, filter, after].filter(
+      Boolean,
+    ) as SQL[];
     return {
-      keys: 2,
-      statement: sql`select r.*, r.created_at as k0, r.id as k1 from records r indexed by records_object_type_created where ${sql.join(where, sql` and `)} order by r.created_at, r.id limit ${query.limit + 1}`,
+      statement: sql`select r.*, ${sql.join(selected, sql`, `)} from records r indexed by records_object_type_created where ${sql.join(where, sql` and `)} order by ${sql.join(orderSql(order), sql`, `)} limit ${limit}`,
     };
   }
   const lead = fieldsById.get(first.fieldDefinitionId) as RecordField;
@@ -152,31 +156,12 @@ export function pageSql(query: RecordQuery, position: KeysetValue[] | undefined)
     (sort, i) =>
       sql` join record_values s${sql.raw(String(i + 1))} on s${sql.raw(String(i + 1))}.record_id = r.id and s${sql.raw(String(i + 1))}.field_definition_id = ${sort.fieldDefinitionId} and s${sql.raw(String(i + 1))}.position = 0`,
   );
-  const keys: OrderKey[] = [
-    { expression: sql`s0.${column(lead)}`, direction: first.direction },
-    ...rest.map((sort, i) => ({
-      expression: sql`s${sql.raw(String(i + 1))}.${column(fieldsById.get(sort.fieldDefinitionId) as RecordField)}`,
-      direction: sort.direction,
-    })),
-    // The id breaks ties in the lead sort's direction, so one index scan serves both.
-    { expression: sql`s0.record_id`, direction: first.direction },
-  ];
-  const where = [
-    sql`s0.field_definition_id = ${lead.id}`,
-    sql`r.deleted_at is null`,
-    filter,
-    position ? after(keys, position) : undefined,
-  ].filter(Boolean) as SQL[];
-  const selected = keys.map((key, i) => sql`${key.expression} as k${sql.raw(String(i))}`);
-  const order = keys.map((key) => sql`${key.expression} ${sql.raw(key.direction)}`);
+  const where = [sql`s0.field_definition_id = ${lead.id}`, sql`r.deleted_at is null`, filter, after].filter(Boolean) as SQL[];
   const index = sql.raw(numericTypes.has(lead.type) ? "record_values_field_number" : "record_values_field_text");
   return {
-    keys: keys.length,
-    statement: sql`select r.*, ${sql.join(selected, sql`, `)} from record_values s0 indexed by ${index} join records r on r.id = s0.record_id${sql.join(joins, sql``)} where ${sql.join(where, sql` and `)} order by ${sql.join(order, sql`, `)} limit ${query.limit + 1}`,
+    statement: sql`select r.*, ${sql.join(selected, sql`, `)} from record_values s0 indexed by ${index} join records r on r.id = s0.record_id${sql.join(joins, sql``)} where ${sql.join(where, sql` and `)} order by ${sql.join(orderSql(order), sql`, `)} limit ${limit}`,
   };
 }
-
-type PageRow = Record<string, unknown>;
 
 const toRecordRow = (row: PageRow): RecordRow => ({
   id: row.id as string,
@@ -206,17 +191,14 @@ export async function queryRecordPage(db: Database, query: RecordQuery, secret: 
     query.fields,
     configPath,
   );
-  const scope = `records:${query.objectTypeId}:${digest(JSON.stringify([query.filter ?? null, sorts]))}`;
-  const keyCount = sorts.length === 0 ? 2 : sorts.length + 1;
-  const position = query.cursor === undefined ? undefined : await decodeCursor(query.cursor, scope, keyCount, secret);
-  const { statement, keys } = pageSql(query, position);
-  if (keys !== keyCount) throw new ApiError("internal_error", "Query keys out of step");
-  const rows = await db.all<PageRow>(statement);
-  const page = await pageOf(
-    rows,
-    query.limit,
-    scope,
-    (row) => Array.from({ length: keys }, (_, i) => (row[`k${i}`] as KeysetValue) ?? null),
+  const page = await paginate<PageRow>(
+    {
+      scope: `records:${query.objectTypeId}:${digest(JSON.stringify([query.filter ?? null, sorts]))}`,
+      limit: query.limit,
+      cursor: query.cursor,
+      order: recordOrder(query),
+      fetch: ({ after }) => db.all<PageRow>(pageSql(query, after).statement),
+    },
     secret,
   );
   return { rows: page.data.map(toRecordRow), pagination: page.pagination };

@@ -1,28 +1,15 @@
-import { ApiError, type WorkspaceRole } from "@crm/contracts";
+import { ApiError } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { AppEnv, Database } from "../../env";
-import { fieldsWithOptions, reach } from "../crm/resources";
+import type { Database } from "../../env";
+import { fieldsWithOptions } from "../crm/resources";
 import { fieldsFrom, type Problem, type RecordField, type StoredValue } from "./values";
 
 const { records, recordValues, workspaceMembers } = regional;
-type Actor = AppEnv["Variables"]["actor"];
 export type RecordRow = typeof records.$inferSelect;
 
 export const recordFields = (db: Database, objectTypeId: string): Promise<RecordField[]> => fieldsWithOptions(db, objectTypeId);
-
-/** A live record the actor may reach (404 for unknown, deleted and other organizations' ids). */
-export async function loadRecord(db: Database, actor: Actor, id: string, role?: WorkspaceRole): Promise<RecordRow> {
-  const [record] = await db
-    .select()
-    .from(records)
-    .where(and(eq(records.id, id), isNull(records.deletedAt)))
-    .limit(1);
-  if (!record) throw new ApiError("not_found", "Record not found");
-  await reach(db, actor, record.workspaceId, "Record", role);
-  return record;
-}
 
 /** Relations must point at live records of the target type in the same workspace; users must be its members. */
 export async function checkReferences(

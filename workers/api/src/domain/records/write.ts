@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../batch";
 import type { Database } from "../../env";
-import { type EventSource, eventStatement } from "../events";
+import { changedKeys, type EventSource, eventStatement } from "../events";
 import {
   checkReferences,
   identityConflict,
@@ -56,7 +56,7 @@ async function write(
 }
 
 /** Creates a record with its values and its `record.created` event in one batch. */
-export async function createRecordOf(
+export async function insertRecord(
   db: Database,
   actor: Actor,
   objectType: { id: string; workspaceId: string },
@@ -96,7 +96,7 @@ export async function createRecordOf(
 }
 
 /** Changes the given fields of a record, with `record.updated` (and `changedFields`) in the same batch. */
-export async function updateRecordOf(
+export async function writeRecordChanges(
   db: Database,
   actor: Actor,
   row: RecordRow,
@@ -111,9 +111,7 @@ export async function updateRecordOf(
     [...planned.values()].flat(),
   );
   const record = { ...(before as RecordResponse), fields: { ...before?.fields, ...changed }, updatedAt: now };
-  const changedFields = Object.keys(changed).filter(
-    (slug) => JSON.stringify(changed[slug]) !== JSON.stringify(before?.fields[slug]),
-  );
+  const changedFields = changedKeys(changed, before?.fields ?? {}, record.fields);
   await write(
     db,
     [
@@ -139,7 +137,7 @@ export async function updateRecordOf(
 }
 
 /** Soft delete: hidden from every read, its unique values released, `record.deleted` emitted. */
-export async function deleteRecordOf(db: Database, actor: Actor, row: RecordRow): Promise<void> {
+export async function softDeleteRecord(db: Database, actor: Actor, row: RecordRow): Promise<void> {
   const now = Date.now();
   await runBatch(db, [
     db.update(records).set({ deletedAt: now, updatedAt: now }).where(eq(records.id, row.id)),

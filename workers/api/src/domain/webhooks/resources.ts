@@ -1,8 +1,7 @@
 import { ApiError, type EventType } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
-import type { AppEnv, Database, ResponseSecrets } from "../../env";
-import { reach } from "../crm/resources";
+import type { Database, RegionEnv, ResponseSecrets } from "../../env";
 import { checkWebhookUrl } from "./url-safety";
 
 const { objectTypes, webhooks } = regional;
@@ -27,16 +26,8 @@ export const signingSecretShownOnce = (webhookId: string): ResponseSecrets => ({
   notice: `The signing secret is shown once, in the first response to this request. POST /webhooks/${webhookId}/rotate-secret issues a new one.`,
 });
 
-/** Webhooks are managed and read by admins and owners only (DESIGN.md section 3). */
-export async function loadWebhook(db: Database, actor: AppEnv["Variables"]["actor"], id: string): Promise<WebhookRow> {
-  const [webhook] = await db.select().from(webhooks).where(eq(webhooks.id, id)).limit(1);
-  if (!webhook) throw new ApiError("not_found", "Webhook not found");
-  await reach(db, actor, webhook.workspaceId, "Webhook", "admin");
-  return webhook;
-}
-
 /** The target URL, or 400 naming why it is refused (SSRF rules). */
-export function safeUrl(url: string, env: AppEnv["Bindings"]): string {
+export function safeUrl(url: string, env: Pick<RegionEnv, "WEBHOOKS_ALLOW_LOOPBACK">): string {
   const verdict = checkWebhookUrl(url, env.WEBHOOKS_ALLOW_LOOPBACK === "true");
   if (!verdict.ok)
     throw new ApiError("invalid_request", `The webhook URL is refused: ${verdict.reason}`, [

@@ -1,8 +1,8 @@
 import type { operations } from "@crm/contracts";
-import { loadView, viewResponse } from "../../domain/crm/resources";
+import { readView } from "../../domain/crm/views";
 import type { OperationHandler } from "../../handler";
 
 export const getView: OperationHandler<typeof operations.getView> = async (c) => {
   const { viewId } = c.req.valid("param");
-  return c.json({ view: viewResponse(await loadView(c.var.db, c.var.actor, viewId)) }, 200);
+  return c.json({ view: await readView(c.var, viewId) }, 200);
 };

@@ -1,8 +1,8 @@
 import type { operations } from "@crm/contracts";
-import { loadNote, noteResponse } from "../../domain/notes";
+import { readNote } from "../../domain/notes/service";
 import type { OperationHandler } from "../../handler";
 
 export const getNote: OperationHandler<typeof operations.getNote> = async (c) => {
   const { noteId } = c.req.valid("param");
-  return c.json({ note: noteResponse(await loadNote(c.var.db, c.var.actor, noteId)) }, 200);
+  return c.json({ note: await readNote(c.var, noteId) }, 200);
 };

@@ -1,8 +1,8 @@
 import type { operations } from "@crm/contracts";
-import { loadTask, taskResponse } from "../../domain/tasks";
+import { readTask } from "../../domain/tasks/service";
 import type { OperationHandler } from "../../handler";
 
 export const getTask: OperationHandler<typeof operations.getTask> = async (c) => {
   const { taskId } = c.req.valid("param");
-  return c.json({ task: taskResponse(await loadTask(c.var.db, c.var.actor, taskId)) }, 200);
+  return c.json({ task: await readTask(c.var, taskId) }, 200);
 };

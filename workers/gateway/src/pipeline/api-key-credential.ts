@@ -1,43 +1,12 @@
-import { ApiError, isScope, type Scope } from "@crm/contracts";
+import { isScope, type Region } from "@crm/contracts";
 import { control } from "@crm/db";
 import { and, eq } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { apiKeyPrefix, hashApiKey, sameDigest } from "./api-keys";
-import type { GatewayVariables, Region } from "./env";
+import { apiKeyPrefix, hashApiKey, sameDigest } from "../api-keys";
+import type { Actor } from "./authenticate";
+import { invalidToken } from "./credential-errors";
 
 const { apiKeys, organizations, organizationMembers } = control;
-
-const realm = 'Bearer realm="api"';
-const bearerPattern = /^bearer ([^\s]+)$/i;
-
-export const unauthorized = () =>
-  new ApiError("unauthorized", "Send a token as `Authorization: Bearer <token>`", undefined, { "www-authenticate": realm });
-
-export const invalidToken = (reason: string) =>
-  new ApiError("invalid_token", `The token is ${reason}`, undefined, {
-    "www-authenticate": `${realm}, error="invalid_token"`,
-  });
-
-export const insufficientScope = (scope: Scope) =>
-  new ApiError(
-    "insufficient_scope",
-    `This operation needs the scope ${scope}`,
-    { requiredScope: scope },
-    {
-      "www-authenticate": `${realm}, error="insufficient_scope", scope="${scope}"`,
-    },
-  );
-
-/** The token of an `Authorization: Bearer <token>` header (keyword case-insensitive, one space). */
-export function bearerToken(header: string | undefined): string {
-  if (!header) throw unauthorized();
-  const match = bearerPattern.exec(header);
-  if (!match?.[1]) {
-    if (/^bearer\b/i.test(header)) throw invalidToken("malformed");
-    throw unauthorized();
-  }
-  return match[1];
-}
 
 interface KeyRecord {
   id: string;
@@ -90,7 +59,10 @@ async function loadKey(db: DrizzleD1Database, prefix: string, now: number): Prom
   return record;
 }
 
-/** Whether authenticating this token reads the database: its key was not looked up in this isolate lately. */
+/** Whether the token has the shape of an API key (`crm_<prefix>_<secret>`). */
+export const isApiKey = (token: string): boolean => apiKeyPrefix(token) !== null;
+
+/** Whether authenticating this API key reads the database: it was not looked up in this isolate lately. */
 export function needsLookup(token: string, now = Date.now()): boolean {
   const prefix = apiKeyPrefix(token);
   const cached = prefix ? keyCache.get(prefix) : undefined;
@@ -98,11 +70,7 @@ export function needsLookup(token: string, now = Date.now()): boolean {
 }
 
 /** Authenticates an API key and returns the actor it speaks for. */
-export async function authenticateApiKey(
-  db: DrizzleD1Database,
-  token: string,
-  now = Date.now(),
-): Promise<GatewayVariables["actor"]> {
+export async function authenticateApiKey(db: DrizzleD1Database, token: string, now = Date.now()): Promise<Actor> {
   const prefix = apiKeyPrefix(token);
   if (!prefix) throw invalidToken("malformed or unknown");
   const record = await loadKey(db, prefix, now);

@@ -1,0 +1,173 @@
+import { z } from "@hono/zod-openapi";
+import { type ErrorCode, errorStatus } from "./errors";
+
+/**
+ * What every operation's responses carry besides the success body: the response headers of the
+ * gateway and the regional Worker, and one error response per status listing exactly the codes
+ * of `errorStatus` the operation can answer with. The OpenAPI document registers the headers as
+ * components; operations refer to them.
+ */
+
+export const responseHeaders = {
+  "X-Request-Id": {
+    description: "Id of the request (`req_…`); equals `error.requestId` on failures. Quote it to support.",
+    required: true,
+    schema: { type: "string" as const, pattern: "^req_[0-9a-z]+$", maxLength: 64 },
+  },
+  "RateLimit-Policy": {
+    description:
+      'IETF RateLimit-Policy of the tightest window: `"<window>";q=<limit>;w=<seconds>`. Sent once the request is authenticated.',
+    schema: { type: "string" as const, pattern: '^"[^"]+";q=\\d+;w=\\d+$', maxLength: 256 },
+  },
+  RateLimit: {
+    description:
+      'IETF RateLimit of the tightest window: `"<window>";r=<remaining>;t=<seconds to reset>`. Sent once the request is authenticated.',
+    schema: { type: "string" as const, pattern: '^"[^"]+";r=\\d+;t=\\d+$', maxLength: 256 },
+  },
+  "X-Token-Cost": {
+    description: "Token cost charged for this request, as displayed (reads `0.2`, writes `0.4`, free routes `0`).",
+    required: true,
+    schema: { type: "string" as const, pattern: "^\\d+(\\.\\d+)?$", maxLength: 16 },
+  },
+  "Retry-After": {
+    description: "Whole seconds until the refusing window admits again (`ceil(retryAfterMs / 1000)`).",
+    required: true,
+    schema: { type: "integer" as const, format: "int32", minimum: 0, maximum: 86_400 },
+  },
+  "Idempotent-Replayed": {
+    description: "`true` when this is the stored result of an earlier request with the same `Idempotency-Key`.",
+    schema: { type: "string" as const, enum: ["true"] },
+  },
+  "WWW-Authenticate": {
+    description:
+      'Bearer challenge: `Bearer realm="api"`, with `error="invalid_token"` or `error="insufficient_scope", scope="…"`.',
+    schema: { type: "string" as const, maxLength: 512 },
+  },
+};
+
+export type ResponseHeaderName = keyof typeof responseHeaders;
+
+const headerRefs = (...names: ResponseHeaderName[]) =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+/** Headers of a success: cost on 2xx only (the gateway charges successes), replay marker on writes. */
+export const successHeaders = (write: boolean) =>
+  headerRefs(
+    "X-Request-Id",
+    "RateLimit-Policy",
+    "RateLimit",
+    "X-Token-Cost",
+    ...(write ? (["Idempotent-Replayed"] as const) : []),
+  );
+
+const statusDescriptions: Partial<Record<number, string>> = {
+  400: "The request cannot be accepted; validation problems are listed in `details` as `{ path, message }`",
+  401: "No token, or one that is malformed, unknown, expired or revoked",
+  403: "Missing scope, workspace outside the credential's reach, or a role that does not allow the action",
+  404: "Unknown id, or an id of another organization",
+  409: "Conflict with the current state, or the same `Idempotency-Key` still in flight",
+  413: "Body larger than 1 MiB",
+  415: "Body is not `application/json`",
+  422: "`Idempotency-Key` reused with a different request",
+  429: "Rate limit exceeded; see `Retry-After` and `retryAfterMs`",
+  500: "Internal error; quote `requestId` to support",
+};
+
+const headersForStatus = (status: number) => {
+  if (status === 401) return headerRefs("X-Request-Id", "RateLimit-Policy", "RateLimit", "WWW-Authenticate");
+  if (status === 403) return headerRefs("X-Request-Id", "RateLimit-Policy", "RateLimit", "WWW-Authenticate");
+  if (status === 429) return headerRefs("X-Request-Id", "RateLimit-Policy", "RateLimit", "Retry-After");
+  if (status >= 400 && status < 500) return headerRefs("X-Request-Id", "RateLimit-Policy", "RateLimit");
+  return headerRefs("X-Request-Id");
+};
+
+/** The error envelope with `code` limited to the given codes (all of one status). */
+const errorBodyWith = (codes: [ErrorCode, ...ErrorCode[]]) =>
+  z.object({
+    error: z.object({
+      code: z.enum(codes),
+      message: z.string().max(2_000),
+      requestId: z.string().max(64).openapi({ description: "Quote it to support; equals the X-Request-Id header." }),
+      details: z
+        .unknown()
+        .optional()
+        .openapi({ description: "Validation problems (`[{ path, message }]`) or what the code describes" }),
+      retryAfterMs: z
+        .number()
+        .int()
+        .min(0)
+        .max(86_400_000)
+        .optional()
+        .openapi({ description: "Present on rate-limit errors.", format: "int32" }),
+    }),
+  });
+
+/** Codes every operation can answer, by kind of operation; domain codes are added per operation. */
+const readCodes: ErrorCode[] = [
+  "invalid_request",
+  "organization_required",
+  "organization_mismatch",
+  "unauthorized",
+  "invalid_token",
+  "insufficient_scope",
+  "workspace_forbidden",
+  "forbidden",
+  "not_found",
+  "rate_limited",
+  "internal_error",
+];
+const writeCodes: ErrorCode[] = [
+  ...readCodes,
+  "invalid_idempotency_key",
+  "idempotency_key_in_use",
+  "conflict",
+  "payload_too_large",
+  "unsupported_media_type",
+  "idempotency_key_reused",
+];
+
+/** Codes only an operation that takes a bearer credential can answer. */
+const credentialCodes: ErrorCode[] = [
+  "unauthorized",
+  "invalid_token",
+  "insufficient_scope",
+  "organization_required",
+  "organization_mismatch",
+];
+
+export interface ErrorCodeOptions {
+  write: boolean;
+  /** Takes a bearer credential (`auth: "bearer"`), so it can answer 401 and scope errors. */
+  authenticated: boolean;
+  /** Lists take a cursor, so they can answer `invalid_cursor`. */
+  paginated: boolean;
+  /** Codes of this operation's domain (`identity_conflict`, `system_resource`, …). */
+  domainCodes: readonly ErrorCode[];
+}
+
+/** The error responses of an operation: one per status, its `code` an enum read from `errorStatus`. */
+export function errorResponses({ write, authenticated, paginated, domainCodes }: ErrorCodeOptions) {
+  const codes = new Set<ErrorCode>([
+    ...(write ? writeCodes : readCodes),
+    ...(paginated ? ["invalid_cursor" as const] : []),
+    ...domainCodes,
+  ]);
+  if (!authenticated) for (const code of credentialCodes) codes.delete(code);
+  const byStatus = new Map<number, [ErrorCode, ...ErrorCode[]]>();
+  for (const code of codes) {
+    const status = errorStatus[code];
+    const list = byStatus.get(status);
+    if (list) list.push(code);
+    else byStatus.set(status, [code]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, statusCodes]) => [
+      status,
+      {
+        description: `${statusDescriptions[status] ?? "Error"}. Codes: ${statusCodes.map((code) => `\`${code}\``).join(", ")}.`,
+        headers: headersForStatus(status),
+        content: { "application/json": { schema: errorBodyWith(statusCodes) } },
+      },
+    ]),
+  );
+}

@@ -1,0 +1,54 @@
+import { z } from "@hono/zod-openapi";
+import { ApiError } from "./errors";
+
+/**
+ * Strings as they enter the API. JSON can carry a lone UTF-16 surrogate (`"\ud800"`), which no
+ * UTF-8 store can hold: D1 would keep U+FFFD and the write would answer a value that never reads
+ * back. So every value that enters is checked once, in the validation step, and refused.
+ */
+
+/** Paths (`body.fields.name`) of the strings and property names in `value` that are not well-formed Unicode. */
+export function illFormedStringPaths(value: unknown, path: string): string[] {
+  if (typeof value === "string") return value.isWellFormed() ? [] : [path];
+  if (Array.isArray(value)) return value.flatMap((item, index) => illFormedStringPaths(item, `${path}.${index}`));
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).flatMap(([key, item]) => [
+      ...(key.isWellFormed() ? [] : [`${path}.${key.toWellFormed()}`]),
+      ...illFormedStringPaths(item, `${path}.${key}`),
+    ]);
+  }
+  return [];
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/**
+ * JSON travels as UTF-8 (RFC 8259). Bytes that are not UTF-8 (a CESU-8 surrogate, a stray 0xFF)
+ * would otherwise decode to U+FFFD without a word: the body is refused before anything reads it.
+ */
+export function assertUtf8Body(bytes: ArrayBuffer): void {
+  try {
+    strictUtf8.decode(bytes);
+  } catch {
+    throw new ApiError("invalid_request", "The request is not valid; see details.", [
+      { path: "body", message: "Not valid UTF-8" },
+    ]);
+  }
+}
+
+/**
+ * NUL, the other C0 controls (tab, CR and LF included) and DEL: never part of a one-line name,
+ * and a NUL or a line break in a title breaks every export, log and header it later lands in.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's purpose
+const noControlCharacters = /^[^\u0000-\u001f\u007f]*$/;
+const controlCharacterMessage = "Control characters (NUL, tab, line breaks, …) are not allowed here";
+
+/** A one-line label given by a client (names, titles, option values and labels): trimmed, 1 to `max` characters. */
+export const label = (max = 255) => z.string().trim().min(1).max(max).regex(noControlCharacters, controlCharacterMessage);
+
+/** An optional short one-line text such as an emoji or an icon name (may be empty). */
+export const shortLabel = (max = 64) => z.string().max(max).regex(noControlCharacters, controlCharacterMessage);
+
+/** A string in a response, bounded as the input that wrote it (names 255, HTML and text bodies 100 000). */
+export const outputText = (max = 255) => z.string().max(max);

@@ -1,0 +1,48 @@
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { fieldDefinitions, objectTypes } from "./crm";
+
+/** CRM records; `deletedAt` marks a soft delete (gone from reads and lists). */
+export const records = sqliteTable(
+  "records",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    objectTypeId: text("object_type_id")
+      .notNull()
+      .references(() => objectTypes.id, { onDelete: "cascade" }),
+    createdBy: text("created_by").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    deletedAt: integer("deleted_at"),
+  },
+  (table) => [index("records_object_type_created").on(table.objectTypeId, table.createdAt, table.id)],
+);
+
+/**
+ * One row per stored value (several for multiselect and to-many relations, by `position`), typed
+ * columns so that every field can be filtered and sorted through an index.
+ */
+export const recordValues = sqliteTable(
+  "record_values",
+  {
+    recordId: text("record_id")
+      .notNull()
+      .references(() => records.id, { onDelete: "cascade" }),
+    fieldDefinitionId: text("field_definition_id")
+      .notNull()
+      .references(() => fieldDefinitions.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    valueText: text("value_text"),
+    valueNumber: real("value_number"),
+    targetRecordId: text("target_record_id"),
+    /** Unique fields only: the value trimmed and case-folded; null once the record is deleted. */
+    identityKey: text("identity_key"),
+  },
+  (table) => [
+    primaryKey({ columns: [table.recordId, table.fieldDefinitionId, table.position] }),
+    uniqueIndex("record_values_identity").on(table.fieldDefinitionId, table.identityKey),
+    index("record_values_field_text").on(table.fieldDefinitionId, table.valueText, table.recordId),
+    index("record_values_field_number").on(table.fieldDefinitionId, table.valueNumber, table.recordId),
+    index("record_values_target").on(table.targetRecordId),
+  ],
+);

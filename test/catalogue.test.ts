@@ -1,0 +1,57 @@
+import { catalogue, costUnits, defineOperation, operations } from "@crm/contracts";
+import { describe, expect, it } from "vitest";
+import { call } from "./stack";
+
+type DocumentOperation = { "x-mcp-tool": string; "x-mcp-hints": unknown; security: unknown[] };
+
+describe("the catalogue's auth kind and MCP hints", () => {
+  it("gives every operation a bearer auth and hints from its method, overridden where the route differs", () => {
+    for (const operation of catalogue) {
+      expect(operation.auth, operation.operationId).toBe("bearer");
+      expect(operation.mcpHints.title).toBe(operation.route.summary);
+      const { readOnlyHint, destructiveHint, idempotentHint } = operation.mcpHints;
+      if (operation.method === "get") expect([readOnlyHint, destructiveHint, idempotentHint]).toEqual([true, false, true]);
+      if (operation.method === "delete") expect([readOnlyHint, destructiveHint, idempotentHint]).toEqual([false, true, true]);
+      if (operation.method === "put") expect(idempotentHint).toBe(true);
+      if (operation.method === "patch") expect([readOnlyHint, destructiveHint, idempotentHint]).toEqual([false, false, false]);
+    }
+    // A POST that only reads, and POSTs that set an order: overrides of the method's defaults.
+    expect(operations.queryRecords.mcpHints).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+    expect(operations.reorderFields.mcpHints.idempotentHint).toBe(true);
+    expect(operations.createRecord.mcpHints).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+    });
+  });
+
+  it("publishes the MCP tool and its hints in the OpenAPI document", async () => {
+    const document = (await (await call("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, DocumentOperation>>;
+    };
+    for (const operation of catalogue) {
+      const entry = document.paths[operation.path]?.[operation.method];
+      expect(entry?.["x-mcp-tool"]).toBe(operation.mcpTool);
+      expect(entry?.["x-mcp-hints"]).toEqual(operation.mcpHints);
+    }
+  });
+
+  it("refuses an operation without a bearer credential that a region would serve: it has no region to go to", () => {
+    const spec = {
+      operationId: "publicThing",
+      tag: "Usage",
+      summary: "A public operation",
+      description: "An operation without a credential, for the test.",
+      scope: null,
+      costUnits: costUnits.free,
+      mcpTool: "public_thing",
+      auth: "none",
+      method: "get",
+      path: "/public/thing",
+      responses: {},
+    } as const;
+    expect(() => defineOperation(spec)).toThrow(/must be served by the gateway/);
+    const served = defineOperation({ ...spec, servedBy: "gateway" });
+    expect(served.route.security).toEqual([]);
+  });
+});

@@ -1,0 +1,221 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { catalogue, openApiDocument } from "@crm/contracts";
+import openapiTS, { astToString } from "openapi-typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWorkers, startStack } from "../../scripts/lib/stack.mjs";
+
+/**
+ * The API as a new user meets it: types generated from the OpenAPI document with
+ * openapi-typescript, and requests written against them with openapi-fetch, type-checked by the
+ * project's `tsc` with no casts. Each write operation is called with the request example of its
+ * catalogue entry, which is therefore the minimal valid body (required properties only), so a
+ * property the server accepts absent but the generated types require fails here. The same client
+ * module then creates the reference's kanban and table views over HTTP against the stack.
+ */
+
+const document = openApiDocument("https://api.crm.example");
+
+const outDir = ".wrangler/generated-client";
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: { example?: unknown };
+}
+interface OperationObject {
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: { $ref?: string; example?: unknown; required?: string[] } }> };
+}
+
+const operationObject = (path: string, method: string) =>
+  (document.paths?.[path] as Record<string, OperationObject> | undefined)?.[method] as OperationObject;
+
+/** The request body schema of an operation, `$ref` resolved. */
+function bodySchema(path: string, method: string) {
+  const schema = operationObject(path, method).requestBody?.content["application/json"]?.schema;
+  if (!schema?.$ref) return schema;
+  return document.components?.schemas?.[schema.$ref.split("/").pop() as string] as { example?: unknown; required?: string[] };
+}
+
+/** A call of the operation with its documented minimal body, as a line of TypeScript. */
+function minimalCall(path: string, method: string): string {
+  const parameters = operationObject(path, method).parameters ?? [];
+  const example = (parameter: Parameter) => JSON.stringify(parameter.schema?.example ?? "x");
+  const inPath = parameters.filter((parameter) => parameter.in === "path");
+  const inQuery = parameters.filter((parameter) => parameter.in === "query" && parameter.required);
+  const params = [
+    inPath.length > 0 ? `path: { ${inPath.map((parameter) => `${parameter.name}: ${example(parameter)}`).join(", ")} }` : "",
+    inQuery.length > 0 ? `query: { ${inQuery.map((parameter) => `${parameter.name}: ${example(parameter)}`).join(", ")} }` : "",
+  ].filter(Boolean);
+  const body = bodySchema(path, method)?.example;
+  const init = [
+    params.length > 0 ? `params: { ${params.join(", ")} }` : "",
+    body === undefined ? "" : `body: ${JSON.stringify(body)}`,
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return `await client.${method.toUpperCase()}(${JSON.stringify(path)}${init ? `, { ${init} }` : ""});`;
+}
+
+const writes = catalogue.filter((operation) => operation.method !== "get");
+
+/**
+ * The client module a new user would write: every write with its minimal body, and the
+ * reference's view bodies. Its only import of the generated types is `import type`, so it runs
+ * without them; `tsc` checks it against them.
+ */
+const clientModule = `import createClient from "openapi-fetch";
+import type { paths } from "./api";
+
+export const clientFor = (baseUrl: string, key: string) =>
+  createClient<paths>({ baseUrl, headers: { authorization: \`Bearer \${key}\` } });
+type Client = ReturnType<typeof clientFor>;
+
+export async function minimalWrites(client: Client) {
+${writes.map((operation) => `  ${minimalCall(operation.path, operation.method)}`).join("\n")}
+}
+
+/** The deals type of a workspace, its stage field and the stage's options. */
+export async function dealStages(client: Client, workspaceId: string) {
+  const objects = await client.GET("/crm/objects", { params: { query: { workspaceId } } });
+  const deals = objects.data?.objects.find((object) => object.slug === "deals");
+  if (!deals) throw new Error("no deals type");
+  const fields = await client.GET("/crm/objects/{objectTypeId}/fields", { params: { path: { objectTypeId: deals.id } } });
+  const stage = fields.data?.data.find((field) => field.slug === "stage");
+  if (!stage?.options) throw new Error("no stage field");
+  return { objectTypeId: deals.id, stageId: stage.id, optionIds: stage.options.map((option) => option.id) };
+}
+
+/** The reference's kanban view: no \`type\`, the kanban field and win/loss options. */
+export async function createKanbanView(client: Client, objectTypeId: string, kanbanFieldDefinitionId: string, win: string, loss: string) {
+  const { data, response } = await client.POST("/crm/objects/{objectTypeId}/views", {
+    params: { path: { objectTypeId } },
+    body: { name: "Pipeline", kanbanFieldDefinitionId, kanbanWinOptionIds: [win], kanbanLossOptionIds: [loss] },
+  });
+  const type: "table" | "kanban" | undefined = data?.view.type;
+  const columns: { fieldDefinitionId: string; width?: number; hidden?: boolean }[] | undefined = data?.view.config.columns;
+  return { status: response.status, type, columns };
+}
+
+/** The reference's table view: a name and nothing else. */
+export async function createTableView(client: Client, objectTypeId: string) {
+  const { data, response } = await client.POST("/crm/objects/{objectTypeId}/views", {
+    params: { path: { objectTypeId } },
+    body: { name: "All deals" },
+  });
+  return { status: response.status, type: data?.view.type, viewId: data?.view.id };
+}
+
+/** Parts of a view's configuration the server defaults (columns, filter, groupBy) left out. */
+export async function sortView(client: Client, viewId: string, fieldDefinitionId: string) {
+  const { data, response } = await client.PATCH("/crm/views/{viewId}", {
+    params: { path: { viewId } },
+    body: { config: { sorts: [{ fieldDefinitionId, direction: "desc" }] } },
+  });
+  return { status: response.status, config: data?.view.config };
+}
+
+/** A record query without \`limit\` (default 50). */
+export async function queryWithoutLimit(client: Client, objectTypeId: string) {
+  const { data, response } = await client.POST("/records/query", { body: { objectTypeId } });
+  const cursor: string | null | undefined = data?.pagination.cursor;
+  return { status: response.status, cursor };
+}
+`;
+
+/** The client module's functions, as the HTTP test calls them. */
+interface ClientModule {
+  clientFor(baseUrl: string, key: string): unknown;
+  dealStages(client: unknown, workspaceId: string): Promise<{ objectTypeId: string; stageId: string; optionIds: string[] }>;
+  createKanbanView(
+    client: unknown,
+    objectTypeId: string,
+    fieldId: string,
+    win: string,
+    loss: string,
+  ): Promise<{ status: number; type?: string; columns?: unknown[] }>;
+  createTableView(client: unknown, objectTypeId: string): Promise<{ status: number; type?: string; viewId?: string }>;
+  sortView(client: unknown, viewId: string, fieldId: string): Promise<{ status: number; config?: unknown }>;
+  queryWithoutLimit(client: unknown, objectTypeId: string): Promise<{ status: number; cursor?: string | null }>;
+}
+
+beforeAll(() => {
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(`${outDir}/client.ts`, clientModule);
+});
+
+describe("a client generated from the OpenAPI document", () => {
+  it("documents each write's request example as its minimal body: the required properties, or one when none is", () => {
+    for (const operation of writes) {
+      const schema = bodySchema(operation.path, operation.method);
+      if (!schema) continue;
+      const keys = Object.keys((schema.example ?? {}) as object).sort();
+      const required = [...(schema.required ?? [])].sort();
+      if (required.length > 0) expect(keys, operation.operationId).toEqual(required);
+      else expect(keys.length, operation.operationId).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it("type-checks a minimal request of every write operation and the reference's view bodies, with no casts", async () => {
+    writeFileSync(`${outDir}/api.d.ts`, astToString(await openapiTS(document as Parameters<typeof openapiTS>[0])));
+    writeFileSync(
+      `${outDir}/tsconfig.json`,
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: "ES2022",
+          module: "ESNext",
+          moduleResolution: "Bundler",
+          lib: ["ES2024", "DOM"],
+          types: [],
+          noUncheckedIndexedAccess: true,
+          exactOptionalPropertyTypes: true,
+        },
+        include: ["."],
+      }),
+    );
+    let output = "";
+    try {
+      execFileSync("tsc", ["-p", `${outDir}/tsconfig.json`], { encoding: "utf8", stdio: "pipe" });
+    } catch (error) {
+      output = (error as { stdout: string }).stdout;
+    }
+    expect(output).toBe("");
+  });
+
+  describe("over HTTP, against the stack", () => {
+    let stack: Awaited<ReturnType<typeof startStack>>;
+    let client: unknown;
+    let calls: ClientModule;
+    let workspaceId: string;
+    beforeAll(async () => {
+      buildWorkers();
+      stack = await startStack();
+      const acme = stack.demo.organizations[0] as { users: { apiKey: string }[]; workspaces: { id: string }[] };
+      workspaceId = acme.workspaces[0]?.id as string;
+      calls = (await import(/* @vite-ignore */ resolve(outDir, "client.ts"))) as ClientModule;
+      client = calls.clientFor(new URL("/api/v1", stack.url).href, acme.users[0]?.apiKey as string);
+    });
+    afterAll(async () => {
+      await stack?.mf.dispose();
+    });
+
+    it("creates a kanban view without `type` and a table view from just a name, and sorts a view by config.sorts alone", async () => {
+      const { objectTypeId, stageId, optionIds } = await calls.dealStages(client, workspaceId);
+      const kanban = await calls.createKanbanView(client, objectTypeId, stageId, optionIds[0] as string, optionIds[1] as string);
+      expect(kanban).toMatchObject({ status: 201, type: "kanban", columns: [] });
+      const table = await calls.createTableView(client, objectTypeId);
+      expect(table).toMatchObject({ status: 201, type: "table" });
+      const sorted = await calls.sortView(client, table.viewId as string, stageId);
+      expect(sorted).toEqual({
+        status: 200,
+        config: { columns: [], filter: null, sorts: [{ fieldDefinitionId: stageId, direction: "desc" }], groupBy: null },
+      });
+      expect(await calls.queryWithoutLimit(client, objectTypeId)).toMatchObject({ status: 200 });
+    });
+  });
+});

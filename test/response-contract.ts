@@ -1,0 +1,97 @@
+import { Validator } from "@cfworker/json-schema";
+import { catalogue, type Operation, openApiDocument } from "@crm/contracts";
+
+/**
+ * Every response a test receives through `call()` is checked against the OpenAPI document: its
+ * status must be documented for the operation, its JSON body must match that status's schema, and
+ * its headers those the document declares (required ones present, values of the declared shape).
+ * So the document and the server cannot drift apart unnoticed.
+ *
+ * Skipped by rule: requests that match no catalogue operation (the document, the docs page,
+ * removed routes, unknown paths, and other methods on a known path, which answer 404/405/410).
+ */
+
+type Json = Record<string, unknown>;
+interface DocumentedResponse {
+  headers?: Record<string, { $ref: string }>;
+  content?: Record<string, { schema: Json }>;
+}
+interface HeaderComponent {
+  required?: boolean;
+  schema: Json;
+}
+
+const document = openApiDocument("http://127.0.0.1:8787") as unknown as {
+  paths: Record<string, Record<string, { responses: Record<string, DocumentedResponse> }>>;
+  components: { schemas: Record<string, Json>; headers: Record<string, HeaderComponent> };
+};
+
+/** Refs of the document (`#/components/schemas/X`) as refs of a standalone schema (`#/$defs/X`). */
+const standalone = (schema: unknown): unknown =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"#/$defs/'));
+const definitions = standalone(document.components.schemas) as Json;
+
+const validators = new Map<string, Validator>();
+/** Stops at the first error (fast, run on every response); `explain` collects them all for the message. */
+function validatorFor(key: string, schema: Json, explain = false): Validator {
+  const cacheKey = `${key}${explain ? " explain" : ""}`;
+  let validator = validators.get(cacheKey);
+  if (!validator) {
+    validator = new Validator({ ...(standalone(schema) as Json), $defs: definitions }, "2020-12", !explain);
+    validators.set(cacheKey, validator);
+  }
+  return validator;
+}
+
+/** Literal segments win over parameters, so `/webhooks/event-types` is not `/webhooks/{webhookId}`. */
+const byFewestParameters = [...catalogue].sort((a, b) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0));
+const templates = new Map(
+  byFewestParameters.map((operation) => [operation, new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, "[^/]+")}$`)]),
+);
+
+function operationOf(method: string, path: string): Operation | undefined {
+  return byFewestParameters.find(
+    (operation) => operation.method === method.toLowerCase() && templates.get(operation)?.test(path),
+  );
+}
+
+function problemsOfHeaders(operation: Operation, status: string, documented: DocumentedResponse, response: Response) {
+  const problems: string[] = [];
+  for (const [name, reference] of Object.entries(documented.headers ?? {})) {
+    const header = document.components.headers[reference.$ref.split("/").pop() as string] as HeaderComponent;
+    const value = response.headers.get(name);
+    if (value === null) {
+      if (header.required) problems.push(`header ${name} is required but missing`);
+      continue;
+    }
+    const instance = header.schema.type === "integer" && /^\d+$/.test(value) ? Number(value) : value;
+    const result = validatorFor(`${operation.operationId} ${status} header ${name}`, header.schema).validate(instance);
+    if (!result.valid) problems.push(`header ${name}: ${JSON.stringify(value)} does not match ${JSON.stringify(header.schema)}`);
+  }
+  return problems;
+}
+
+/** Throws, naming every mismatch, when the response is not what the document says for its request. */
+export async function assertDocumentedResponse(method: string, path: string, response: Response): Promise<void> {
+  const operation = operationOf(method, path.split("?")[0] as string);
+  if (!operation) return;
+  const status = String(response.status);
+  const documented = document.paths[operation.path]?.[operation.method]?.responses[status];
+  const where = `${method} ${path} → ${status} (${operation.operationId})`;
+  if (!documented) throw new Error(`${where}: status not documented for this operation`);
+  const problems = problemsOfHeaders(operation, status, documented, response);
+  const schema = documented.content?.["application/json"]?.schema;
+  if (schema) {
+    const type = response.headers.get("content-type") ?? "";
+    if (!type.startsWith("application/json")) problems.push(`content-type ${type}, documented application/json`);
+    else {
+      const body = await response.clone().json();
+      const key = `${operation.operationId} ${status}`;
+      if (!validatorFor(key, schema).validate(body).valid) {
+        for (const error of validatorFor(key, schema, true).validate(body).errors)
+          problems.push(`body ${error.instanceLocation}: ${error.error}`);
+      }
+    }
+  }
+  if (problems.length > 0) throw new Error(`${where} does not match the OpenAPI document:\n  ${problems.join("\n  ")}`);
+}

@@ -1,0 +1,119 @@
+import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
+import { regional } from "@crm/db";
+import { and, asc, eq, inArray, max, ne } from "drizzle-orm";
+import { loadInWorkspace, reachWorkspace } from "../../access";
+import { runBatch } from "../../batch";
+import type { ServiceContext } from "../../env";
+import type { BodyOf } from "../../inputs";
+import { customObjectType, objectTypeStatements } from "./blueprints";
+import { fieldRemovalStatements } from "./field-removal";
+import { objectTypeResponse } from "./resources";
+
+const { objectTypes, fieldDefinitions, fieldOptions, recordViews, records, recordValues } = regional;
+
+/** `Vendor Contacts` → `vendor_contacts`; a name without letters gets a generic slug. */
+export function slugFrom(name: string): string {
+  const slug = name
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^[^a-z]+|_+$/g, "")
+    .slice(0, 63);
+  return slug || "custom";
+}
+
+export const loadObjectType = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
+  loadInWorkspace(db, actor, objectTypes, id, { what: "Object type", role });
+
+export async function listObjectTypesOf({ db, actor }: ServiceContext, workspaceId: string) {
+  await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
+  const rows = await db
+    .select()
+    .from(objectTypes)
+    .where(eq(objectTypes.workspaceId, workspaceId))
+    .orderBy(asc(objectTypes.position), asc(objectTypes.createdAt), asc(objectTypes.id));
+  return rows.map(objectTypeResponse);
+}
+
+export async function createObjectTypeIn({ db, actor }: ServiceContext, input: BodyOf<typeof operations.createObjectType>) {
+  await reachWorkspace(db, actor, input.workspaceId, { what: "Workspace", role: "admin" });
+  const slug = input.slug ?? slugFrom(input.namePlural);
+  const [[taken], [last]] = await Promise.all([
+    db
+      .select({ id: objectTypes.id })
+      .from(objectTypes)
+      .where(and(eq(objectTypes.workspaceId, input.workspaceId), eq(objectTypes.slug, slug))),
+    db
+      .select({ position: max(objectTypes.position) })
+      .from(objectTypes)
+      .where(eq(objectTypes.workspaceId, input.workspaceId)),
+  ]);
+  if (taken) throw new ApiError("conflict", `An object type with the slug "${slug}" exists in this workspace`, { slug });
+  const now = Date.now();
+  const blueprint = customObjectType({
+    slug,
+    nameSingular: input.nameSingular,
+    namePlural: input.namePlural,
+    ...(input.icon ? { icon: input.icon } : {}),
+    ...(input.color ? { color: input.color } : {}),
+  });
+  const { objectTypeId, statements } = objectTypeStatements(db, blueprint, {
+    workspaceId: input.workspaceId,
+    position: (last?.position ?? -1) + 1,
+    createdBy: actor.actor.id,
+    now,
+    objectTypeIds: new Map(),
+  });
+  await runBatch(db, statements);
+  const [created] = await db.select().from(objectTypes).where(eq(objectTypes.id, objectTypeId));
+  if (!created) throw new Error("object type vanished after creation");
+  return objectTypeResponse(created);
+}
+
+export async function updateObjectTypeOf(
+  context: ServiceContext,
+  objectTypeId: string,
+  changes: BodyOf<typeof operations.updateObjectType>,
+) {
+  const objectType = await loadObjectType(context, objectTypeId, "admin");
+  if (objectType.isSystem && changes.isActive === false) {
+    throw new ApiError("system_resource", "System object types cannot be deactivated");
+  }
+  const [updated] = await context.db
+    .update(objectTypes)
+    .set({ ...changes, updatedAt: Date.now() })
+    .where(eq(objectTypes.id, objectTypeId))
+    .returning();
+  if (!updated) throw new ApiError("not_found", "Object type not found");
+  return objectTypeResponse(updated);
+}
+
+/**
+ * Permanent delete of a custom object type, in one batch (reference rule 4): its records with
+ * their values, values elsewhere pointing at its records, relation fields of other types that
+ * target it (removed as field deletes are, views included), its options, fields and views.
+ */
+export async function deleteObjectTypeOf(context: ServiceContext, objectTypeId: string): Promise<void> {
+  const { db } = context;
+  const objectType = await loadObjectType(context, objectTypeId, "admin");
+  if (objectType.isSystem) throw new ApiError("system_resource", "System object types cannot be deleted");
+  const pointingFields = await db
+    .select({ id: fieldDefinitions.id, objectTypeId: fieldDefinitions.objectTypeId })
+    .from(fieldDefinitions)
+    .where(and(eq(fieldDefinitions.relationObjectTypeId, objectTypeId), ne(fieldDefinitions.objectTypeId, objectTypeId)));
+  const ownFields = db
+    .select({ id: fieldDefinitions.id })
+    .from(fieldDefinitions)
+    .where(eq(fieldDefinitions.objectTypeId, objectTypeId));
+  const ownRecords = db.select({ id: records.id }).from(records).where(eq(records.objectTypeId, objectTypeId));
+  await db.batch([
+    db.delete(recordValues).where(inArray(recordValues.targetRecordId, ownRecords)),
+    db.delete(recordValues).where(inArray(recordValues.recordId, ownRecords)),
+    ...(await fieldRemovalStatements(db, pointingFields)),
+    db.delete(records).where(eq(records.objectTypeId, objectTypeId)),
+    db.delete(fieldOptions).where(inArray(fieldOptions.fieldDefinitionId, ownFields)),
+    db.delete(recordViews).where(eq(recordViews.objectTypeId, objectTypeId)),
+    db.delete(fieldDefinitions).where(eq(fieldDefinitions.objectTypeId, objectTypeId)),
+    db.delete(objectTypes).where(eq(objectTypes.id, objectTypeId)),
+  ]);
+}

@@ -1,0 +1,177 @@
+import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
+import { newId, regional } from "@crm/db";
+import { and, asc, eq, max, ne } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { loadInWorkspace } from "../../access";
+import { runBatch } from "../../batch";
+import type { ServiceContext } from "../../env";
+import type { BodyOf, QueryOf } from "../../inputs";
+import { paginate } from "../../pagination";
+import { loadObjectType } from "./object-types";
+import { checkPermutation, fieldsWithOptions, viewResponse } from "./resources";
+import { checkView, type ViewShape, viewTypeOf } from "./view-config";
+
+const { recordViews } = regional;
+type ViewRow = typeof recordViews.$inferSelect;
+
+const emptyViewConfig = { columns: [], filter: null, sorts: [], groupBy: null };
+
+export const loadView = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
+  loadInWorkspace(db, actor, recordViews, id, { what: "View", role });
+
+export const readView = async (context: ServiceContext, viewId: string) => viewResponse(await loadView(context, viewId));
+
+/** The views of an object type in their order. */
+export async function listViewsOf(
+  context: ServiceContext,
+  objectTypeId: string,
+  { limit, cursor }: QueryOf<typeof operations.listViews>,
+) {
+  const { db, cursorSecret } = context;
+  await loadObjectType(context, objectTypeId);
+  const page = await paginate<ViewRow>(
+    {
+      scope: `views:${objectTypeId}`,
+      limit,
+      cursor,
+      order: [
+        { column: recordViews.position, direction: "asc", valueIn: (view) => view.position },
+        { column: recordViews.id, direction: "asc", valueIn: (view) => view.id },
+      ],
+      fetch: ({ after, orderBy, limit }) =>
+        db
+          .select()
+          .from(recordViews)
+          .where(and(eq(recordViews.objectTypeId, objectTypeId), after))
+          .orderBy(...orderBy)
+          .limit(limit),
+    },
+    cursorSecret,
+  );
+  return { data: page.data.map(viewResponse), pagination: page.pagination };
+}
+
+/** A new view of an object type, checked against its fields; the first view of a type is its default. */
+export async function createViewOn(context: ServiceContext, objectTypeId: string, input: BodyOf<typeof operations.createView>) {
+  const { db, actor } = context;
+  const objectType = await loadObjectType(context, objectTypeId, "manager");
+  const shape: ViewShape = {
+    type: viewTypeOf(input.type, input.kanbanFieldDefinitionId),
+    config: input.config ?? emptyViewConfig,
+    kanbanFieldDefinitionId: input.kanbanFieldDefinitionId ?? null,
+    kanbanWinOptionIds: input.kanbanWinOptionIds ?? [],
+    kanbanLossOptionIds: input.kanbanLossOptionIds ?? [],
+  };
+  const [fields, [last], [existing]] = await Promise.all([
+    fieldsWithOptions(db, objectTypeId),
+    db
+      .select({ position: max(recordViews.position) })
+      .from(recordViews)
+      .where(eq(recordViews.objectTypeId, objectTypeId)),
+    db.select({ id: recordViews.id }).from(recordViews).where(eq(recordViews.objectTypeId, objectTypeId)).limit(1),
+  ]);
+  checkView(shape, fields);
+  const now = Date.now();
+  const view = {
+    id: newId("view", now),
+    workspaceId: objectType.workspaceId,
+    objectTypeId,
+    name: input.name,
+    emoji: input.emoji ?? null,
+    // The first view of a type is its default: there is always exactly one while views exist.
+    isDefault: input.isDefault ?? !existing,
+    position: (last?.position ?? -1) + 1,
+    ...shape,
+    createdBy: actor.actor.id,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const statements: BatchItem<"sqlite">[] = [];
+  if (view.isDefault)
+    statements.push(db.update(recordViews).set({ isDefault: false }).where(eq(recordViews.objectTypeId, objectTypeId)));
+  await runBatch(db, [...statements, db.insert(recordViews).values(view)]);
+  return viewResponse(view);
+}
+
+/** Changes a view, checked against its object type's fields as on creation. */
+export async function updateViewOf(context: ServiceContext, viewId: string, changes: BodyOf<typeof operations.updateView>) {
+  const { db } = context;
+  const view = await loadView(context, viewId, "manager");
+  if (changes.isDefault === false && view.isDefault) {
+    throw new ApiError("invalid_request", "Make another view the default instead", [
+      { path: "body.isDefault", message: "An object type keeps one default view" },
+    ]);
+  }
+  const fieldGiven = changes.kanbanFieldDefinitionId !== undefined;
+  const kanbanFieldDefinitionId = fieldGiven ? (changes.kanbanFieldDefinitionId ?? null) : view.kanbanFieldDefinitionId;
+  // Naming the board's field (or null) decides the type as on creation; otherwise the type stays.
+  const type = changes.type ?? (fieldGiven ? viewTypeOf(undefined, kanbanFieldDefinitionId) : view.type);
+  // Switching to a table without naming a field drops the board's settings rather than refusing the change.
+  const boardDropped = type === "table" && !fieldGiven;
+  // Win and loss ids are options of the board's field: they do not carry over to another field.
+  const keepOutcomes = !boardDropped && kanbanFieldDefinitionId === view.kanbanFieldDefinitionId;
+  const shape: ViewShape = {
+    type,
+    config: changes.config ?? view.config,
+    kanbanFieldDefinitionId: boardDropped ? null : kanbanFieldDefinitionId,
+    kanbanWinOptionIds: changes.kanbanWinOptionIds ?? (keepOutcomes ? view.kanbanWinOptionIds : []),
+    kanbanLossOptionIds: changes.kanbanLossOptionIds ?? (keepOutcomes ? view.kanbanLossOptionIds : []),
+  };
+  checkView(shape, await fieldsWithOptions(db, view.objectTypeId));
+  const now = Date.now();
+  const updated = {
+    ...view,
+    ...shape,
+    name: changes.name ?? view.name,
+    emoji: changes.emoji === undefined ? view.emoji : changes.emoji,
+    isDefault: changes.isDefault ?? view.isDefault,
+    updatedAt: now,
+  };
+  const statements: BatchItem<"sqlite">[] = [];
+  if (updated.isDefault && !view.isDefault) {
+    statements.push(
+      db
+        .update(recordViews)
+        .set({ isDefault: false })
+        .where(and(eq(recordViews.objectTypeId, view.objectTypeId), ne(recordViews.id, viewId))),
+    );
+  }
+  await runBatch(db, [...statements, db.update(recordViews).set(updated).where(eq(recordViews.id, viewId))]);
+  return viewResponse(updated);
+}
+
+/** Removes a view; when it was the default, the first remaining view becomes it. */
+export async function deleteViewOf(context: ServiceContext, viewId: string): Promise<void> {
+  const { db } = context;
+  const view = await loadView(context, viewId, "manager");
+  const statements: BatchItem<"sqlite">[] = [db.delete(recordViews).where(eq(recordViews.id, viewId))];
+  if (view.isDefault) {
+    // The first remaining view becomes the default, so the object type keeps one.
+    const [next] = await db
+      .select({ id: recordViews.id })
+      .from(recordViews)
+      .where(and(eq(recordViews.objectTypeId, view.objectTypeId), ne(recordViews.id, viewId)))
+      .orderBy(asc(recordViews.position), asc(recordViews.id))
+      .limit(1);
+    if (next)
+      statements.push(db.update(recordViews).set({ isDefault: true, updatedAt: Date.now() }).where(eq(recordViews.id, next.id)));
+  }
+  await runBatch(db, statements);
+}
+
+/** The views' new order: exactly the current set, each once. */
+export async function reorderViewsOf(context: ServiceContext, objectTypeId: string, viewIds: string[]): Promise<void> {
+  const { db } = context;
+  await loadObjectType(context, objectTypeId, "manager");
+  const current = await db.select({ id: recordViews.id }).from(recordViews).where(eq(recordViews.objectTypeId, objectTypeId));
+  checkPermutation(
+    viewIds,
+    current.map((view) => view.id),
+    "body.viewIds",
+  );
+  const now = Date.now();
+  await runBatch(
+    db,
+    viewIds.map((id, position) => db.update(recordViews).set({ position, updatedAt: now }).where(eq(recordViews.id, id))),
+  );
+}

@@ -1,0 +1,119 @@
+import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
+import { regional } from "@crm/db";
+import { and, eq } from "drizzle-orm";
+import { loadInWorkspace, loadInWorkspaceWith } from "../../access";
+import type { ServiceContext } from "../../env";
+import type { BodyOf, QueryOf } from "../../inputs";
+import { checkScalar } from "../crm/field-types";
+import { loadObjectType } from "../crm/object-types";
+import { loadView } from "../crm/views";
+import { queryRecordPage } from "./query";
+import { type RecordResponse, recordFields, recordResponses, responsesFrom, valuesOf } from "./store";
+import { identityKeyOf } from "./values";
+import { insertRecord, softDeleteRecord, writeRecordChanges } from "./write";
+
+const { records, recordValues } = regional;
+
+/** A live record the actor may reach; tasks and notes load the record they hang on through it too. */
+export const loadRecord = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
+  loadInWorkspace(db, actor, records, id, { what: "Record", role });
+
+export async function createRecordIn(context: ServiceContext, objectTypeId: string, fields: Record<string, unknown>) {
+  const objectType = await loadObjectType(context, objectTypeId, "member");
+  return insertRecord(context.db, context.actor, objectType, fields);
+}
+
+/** One record: once its row is found, its workspace is checked while its fields and values are read. */
+export async function readRecord({ db, actor }: ServiceContext, recordId: string): Promise<RecordResponse> {
+  const [record, [fields, values]] = await loadInWorkspaceWith(db, actor, records, recordId, { what: "Record" }, (row) =>
+    Promise.all([recordFields(db, row.objectTypeId), valuesOf(db, [row.id])]),
+  );
+  const [response] = responsesFrom(fields, [record], values);
+  return response as RecordResponse;
+}
+
+export async function updateRecordOf(context: ServiceContext, recordId: string, fields: Record<string, unknown>) {
+  const record = await loadRecord(context, recordId, "member");
+  return writeRecordChanges(context.db, context.actor, record, fields);
+}
+
+export async function deleteRecordOf(context: ServiceContext, recordId: string): Promise<void> {
+  const record = await loadRecord(context, recordId, "member");
+  await softDeleteRecord(context.db, context.actor, record);
+}
+
+/** `PUT /records?matchingField=`: updates the live record holding the unique value, or creates one. */
+export async function assertRecordIn(
+  context: ServiceContext,
+  matchingField: string,
+  { objectTypeId, fields: input }: BodyOf<typeof operations.assertRecord>,
+): Promise<{ record: RecordResponse; created: boolean }> {
+  const { db, actor } = context;
+  const objectType = await loadObjectType(context, objectTypeId, "member");
+  const fields = await recordFields(db, objectTypeId);
+  const matching = fields.find((field) => field.slug === matchingField);
+  if (!matching?.isUnique) {
+    throw new ApiError("invalid_request", "matchingField must name a unique field of the object type", [
+      { path: "query.matchingField", message: matching ? "Not a unique field" : "Not a field of this object type" },
+    ]);
+  }
+  const value = checkScalar({ type: matching.type }, input[matchingField]);
+  if (!value.ok || typeof value.value === "boolean") {
+    throw new ApiError("invalid_request", "fields must set the matching field", [
+      { path: `body.fields.${matchingField}`, message: value.ok ? "Required to match" : value.message },
+    ]);
+  }
+  const [match] = await db
+    .select({ recordId: recordValues.recordId })
+    .from(recordValues)
+    .where(and(eq(recordValues.fieldDefinitionId, matching.id), eq(recordValues.identityKey, identityKeyOf(value.value))))
+    .limit(1);
+  if (match) {
+    const record = await loadRecord(context, match.recordId, "member");
+    return { record: await writeRecordChanges(db, actor, record, input), created: false };
+  }
+  return { record: await insertRecord(db, actor, objectType, input), created: true };
+}
+
+/** A page of the records of a type, in the order and filter of one of its saved views when named. */
+export async function listRecordsOf(context: ServiceContext, query: QueryOf<typeof operations.listRecords>) {
+  const { objectTypeId, viewId, limit, cursor } = query;
+  await loadObjectType(context, objectTypeId);
+  const view = viewId ? await loadView(context, viewId) : undefined;
+  if (view && view.objectTypeId !== objectTypeId) {
+    throw new ApiError("invalid_request", "The view belongs to another object type", [
+      { path: "query.viewId", message: "Not a view of this object type" },
+    ]);
+  }
+  const fields = await recordFields(context.db, objectTypeId);
+  const page = await queryRecordPage(
+    context.db,
+    {
+      objectTypeId,
+      fields,
+      filter: view?.config.filter ?? null,
+      sorts: view?.config.sorts ?? [],
+      limit,
+      ...(cursor ? { cursor } : {}),
+    },
+    context.cursorSecret,
+    // A saved view that no longer fits (an option renamed under its filter) is named by the parameter that chose it.
+    "query.viewId",
+  );
+  return { data: await recordResponses(context.db, fields, page.rows), pagination: page.pagination };
+}
+
+/** A page of the records of a type matching a filter, in the given sort order. */
+export async function queryRecordsOf(context: ServiceContext, body: BodyOf<typeof operations.queryRecords>) {
+  const { objectTypeId, filter, sorts, limit, cursor } = body;
+  await loadObjectType(context, objectTypeId);
+  const fields = await recordFields(context.db, objectTypeId);
+  const page = await queryRecordPage(
+    context.db,
+    { objectTypeId, fields, filter: filter ?? null, sorts: sorts ?? [], limit, ...(cursor ? { cursor } : {}) },
+    context.cursorSecret,
+    // The query body has filter and sorts at its top level.
+    "body",
+  );
+  return { data: await recordResponses(context.db, fields, page.rows), pagination: page.pagination };
+}

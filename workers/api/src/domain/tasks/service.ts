@@ -1,0 +1,265 @@
+import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
+import { newId, regional } from "@crm/db";
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { loadInWorkspace, reachWorkspace } from "../../access";
+import { runBatch } from "../../batch";
+import type { Database, ServiceContext } from "../../env";
+import type { BodyOf, QueryOf } from "../../inputs";
+import { creationOrder, paginate } from "../../pagination";
+import { sanitizedContent } from "../content/description";
+import { changedKeys, eventStatement } from "../events";
+import { objectTypeOfRecord } from "../records/object-type-of";
+import { loadRecord } from "../records/service";
+import { checkAssignees, linkedConversation } from "./links";
+import { type TaskResponse, type TaskRow, taskResponse } from "./response";
+
+const { tasks, workspaces } = regional;
+
+/** What the source of a source-managed task owns (reference rule 7). */
+const sourceOwned = ["title", "descriptionHtml", "descriptionPlain", "dueAt", "status"] as const;
+
+const loadTask = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
+  loadInWorkspace(db, actor, tasks, id, { what: "Task", role });
+
+function refuseSourceManaged(task: TaskRow, message: string): void {
+  if (task.sourceType) {
+    throw new ApiError("source_managed_task", message, { source: { resourceType: task.sourceType, resourceId: task.sourceId } });
+  }
+}
+
+export async function createTaskOn(
+  context: ServiceContext,
+  recordId: string,
+  input: BodyOf<typeof operations.createTask>,
+): Promise<TaskResponse> {
+  const { db, actor } = context;
+  const record = await loadRecord(context, recordId, "member");
+  const assigneeUserIds = [...new Set(input.assigneeUserIds ?? [])];
+  await checkAssignees(db, record.workspaceId, assigneeUserIds);
+  const linked = input.conversationId ? [await linkedConversation(db, record.workspaceId, input.conversationId)] : [];
+  const { html, plain } = sanitizedContent("descriptionHtml", input.descriptionHtml, input.descriptionPlain);
+  const now = Date.now();
+  const row: TaskRow = {
+    id: newId("task", now),
+    workspaceId: record.workspaceId,
+    recordId,
+    title: input.title,
+    status: input.status ?? "todo",
+    descriptionHtml: html,
+    descriptionPlain: plain,
+    dueAt: input.dueAt ?? null,
+    assigneeUserIds,
+    linkedResources: linked,
+    sourceType: null,
+    sourceId: null,
+    createdBy: actor.actor.id,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  };
+  const task = taskResponse(row);
+  await runBatch(db, [
+    db.insert(tasks).values(row),
+    eventStatement(
+      db,
+      actor,
+      { type: "task.created", workspaceId: row.workspaceId, objectTypeId: record.objectTypeId, data: task },
+      now,
+    ),
+  ]);
+  return task;
+}
+
+export const readTask = async (context: ServiceContext, taskId: string) => taskResponse(await loadTask(context, taskId));
+
+/** Changes a task; a source-managed one only in its assignees. `task.updated` lists the keys whose value changed. */
+export async function updateTaskOf(
+  context: ServiceContext,
+  taskId: string,
+  changes: BodyOf<typeof operations.updateTask>,
+): Promise<TaskResponse> {
+  const { db, actor } = context;
+  const task = await loadTask(context, taskId, "member");
+  if (sourceOwned.some((key) => changes[key] !== undefined)) {
+    refuseSourceManaged(task, "This task is managed by its source: only its assignees can change");
+  }
+  const assigneeUserIds = changes.assigneeUserIds ? [...new Set(changes.assigneeUserIds)] : task.assigneeUserIds;
+  if (changes.assigneeUserIds) await checkAssignees(db, task.workspaceId, assigneeUserIds);
+  const content =
+    changes.descriptionHtml !== undefined
+      ? sanitizedContent("descriptionHtml", changes.descriptionHtml, changes.descriptionPlain)
+      : { html: task.descriptionHtml, plain: changes.descriptionPlain ?? task.descriptionPlain };
+  const now = Date.now();
+  const updated: TaskRow = {
+    ...task,
+    title: changes.title ?? task.title,
+    status: changes.status ?? task.status,
+    dueAt: changes.dueAt === undefined ? task.dueAt : changes.dueAt,
+    descriptionHtml: content.html,
+    descriptionPlain: content.plain,
+    assigneeUserIds,
+    updatedAt: now,
+  };
+  const response = taskResponse(updated);
+  const changedFields = changedKeys(changes, taskResponse(task), response);
+  await runBatch(db, [
+    db.update(tasks).set(updated).where(eq(tasks.id, taskId)),
+    eventStatement(
+      db,
+      actor,
+      {
+        type: "task.updated",
+        workspaceId: task.workspaceId,
+        objectTypeId: await objectTypeOfRecord(db, task.recordId),
+        data: { ...response, changedFields },
+      },
+      now,
+    ),
+  ]);
+  return response;
+}
+
+/** Soft delete: the task leaves every list and read for good (no restore route exists). */
+export async function deleteTaskOf(context: ServiceContext, taskId: string): Promise<void> {
+  const { db, actor } = context;
+  const task = await loadTask(context, taskId, "member");
+  refuseSourceManaged(task, "This task is managed by its source and cannot be deleted");
+  const now = Date.now();
+  await runBatch(db, [
+    db.update(tasks).set({ deletedAt: now, updatedAt: now }).where(eq(tasks.id, taskId)),
+    eventStatement(
+      db,
+      actor,
+      {
+        type: "task.deleted",
+        workspaceId: task.workspaceId,
+        objectTypeId: await objectTypeOfRecord(db, task.recordId),
+        data: { id: task.id, recordId: task.recordId, workspaceId: task.workspaceId },
+      },
+      now,
+    ),
+  ]);
+}
+
+/** The live tasks of one record, oldest first. */
+export async function listTasksOfRecord(
+  context: ServiceContext,
+  recordId: string,
+  { limit, cursor, status }: QueryOf<typeof operations.listRecordTasks>,
+) {
+  const { db, cursorSecret } = context;
+  await loadRecord(context, recordId);
+  const page = await paginate<TaskRow>(
+    {
+      scope: `tasks:${recordId}:${status ?? ""}`,
+      limit,
+      cursor,
+      order: creationOrder(tasks),
+      fetch: ({ after, orderBy, limit }) =>
+        db
+          .select()
+          .from(tasks)
+          .where(and(eq(tasks.recordId, recordId), isNull(tasks.deletedAt), status ? eq(tasks.status, status) : undefined, after))
+          .orderBy(...orderBy)
+          .limit(limit),
+    },
+    cursorSecret,
+  );
+  return { data: page.data.map(taskResponse), pagination: page.pagination };
+}
+
+/** The live tasks of a workspace, by assignee, status and due date. */
+export async function listTasksOfWorkspace(context: ServiceContext, query: QueryOf<typeof operations.listTasks>) {
+  const { db, actor, cursorSecret } = context;
+  const { workspaceId, assigneeUserId, status, dueBeforeMs, limit, cursor } = query;
+  await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
+  const page = await paginate<TaskRow>(
+    {
+      scope: `tasks:${workspaceId}:${assigneeUserId ?? ""}:${status ?? ""}:${dueBeforeMs ?? ""}`,
+      limit,
+      cursor,
+      order: creationOrder(tasks),
+      fetch: ({ after, orderBy, limit }) =>
+        db
+          .select()
+          .from(tasks)
+          .where(
+            and(
+              eq(tasks.workspaceId, workspaceId),
+              isNull(tasks.deletedAt),
+              status ? eq(tasks.status, status) : undefined,
+              dueBeforeMs === undefined ? undefined : lt(tasks.dueAt, dueBeforeMs),
+              // Assignees are a JSON list; json_each finds the task when the user is one of them.
+              assigneeUserId
+                ? sql`exists (select 1 from json_each(${tasks.assigneeUserIds}) where value = ${assigneeUserId})`
+                : undefined,
+              after,
+            ),
+          )
+          .orderBy(...orderBy)
+          .limit(limit),
+    },
+    cursorSecret,
+  );
+  return { data: page.data.map(taskResponse), pagination: page.pagination };
+}
+
+export interface SourceManagedTask {
+  workspaceId: string;
+  recordId: string;
+  title: string;
+  descriptionHtml?: string;
+  dueAt?: number | null;
+  assigneeUserIds?: string[];
+  /** The resource that manages the task, e.g. `{ resourceType: "meeting", resourceId: "mtg_…" }`. */
+  source: { resourceType: string; resourceId: string };
+}
+
+/**
+ * How source-managed tasks come to exist: internal code paths (a meeting's action items, for
+ * instance) create them here, never a client. Their title, descriptions, due date and status then
+ * belong to the source (409 `source_managed_task` on change or delete); assignees stay editable.
+ */
+export async function createSourceManagedTask(db: Database, input: SourceManagedTask, now = Date.now()) {
+  const { html, plain } = sanitizedContent("descriptionHtml", input.descriptionHtml, undefined);
+  const row: TaskRow = {
+    id: newId("task", now),
+    workspaceId: input.workspaceId,
+    recordId: input.recordId,
+    title: input.title,
+    status: "todo",
+    descriptionHtml: html,
+    descriptionPlain: plain,
+    dueAt: input.dueAt ?? null,
+    assigneeUserIds: input.assigneeUserIds ?? [],
+    linkedResources: [],
+    sourceType: input.source.resourceType,
+    sourceId: input.source.resourceId,
+    createdBy: `${input.source.resourceType}:${input.source.resourceId}`,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  };
+  const [workspace] = await db
+    .select({ organizationId: workspaces.organizationId })
+    .from(workspaces)
+    .where(eq(workspaces.id, input.workspaceId));
+  if (!workspace) throw new Error(`no workspace ${input.workspaceId}`);
+  const source = { organizationId: workspace.organizationId, actor: { type: "system" as const, id: row.createdBy } };
+  const task = taskResponse(row);
+  await runBatch(db, [
+    db.insert(tasks).values(row),
+    eventStatement(
+      db,
+      source,
+      {
+        type: "task.created",
+        workspaceId: row.workspaceId,
+        objectTypeId: await objectTypeOfRecord(db, row.recordId),
+        data: task,
+      },
+      now,
+    ),
+  ]);
+  return task;
+}

@@ -1,0 +1,170 @@
+import type { EventType, operations } from "@crm/contracts";
+import { newId, regional } from "@crm/db";
+import { and, eq, sql } from "drizzle-orm";
+import { loadInWorkspace, reachWorkspace } from "../../access";
+import type { RegionEnv, ServiceContext } from "../../env";
+import type { BodyOf, QueryOf } from "../../inputs";
+import { creationOrder, paginate } from "../../pagination";
+import { checkObjectTypeIds, safeUrl, type WebhookRow, webhookResponse } from "./resources";
+import { newWebhookSecret } from "./signing";
+
+const { webhooks, webhookAttempts } = regional;
+type AttemptRow = typeof webhookAttempts.$inferSelect;
+/** What URL checks read of the environment. */
+type WebhookEnv = Pick<RegionEnv, "WEBHOOKS_ALLOW_LOOPBACK">;
+
+/** Webhooks are managed and read by admins and owners only (DESIGN.md section 3). */
+const loadWebhook = ({ db, actor }: ServiceContext, id: string) =>
+  loadInWorkspace(db, actor, webhooks, id, { what: "Webhook", role: "admin" });
+
+export const readWebhook = async (context: ServiceContext, webhookId: string) =>
+  webhookResponse(await loadWebhook(context, webhookId));
+
+export async function deleteWebhookOf(context: ServiceContext, webhookId: string): Promise<void> {
+  await loadWebhook(context, webhookId);
+  await context.db.delete(webhooks).where(eq(webhooks.id, webhookId));
+}
+
+/** A new subscription with a fresh signing secret: the row as stored, secret included, for the one response that shows it. */
+export async function createWebhookIn(
+  { db, actor }: ServiceContext,
+  env: WebhookEnv,
+  input: BodyOf<typeof operations.createWebhook>,
+): Promise<WebhookRow> {
+  await reachWorkspace(db, actor, input.workspaceId, { what: "Workspace", role: "admin" });
+  await checkObjectTypeIds(db, input.workspaceId, input.objectTypeIds ?? []);
+  const now = Date.now();
+  const row: WebhookRow = {
+    id: newId("whk", now),
+    workspaceId: input.workspaceId,
+    url: safeUrl(input.url, env),
+    eventTypes: [...new Set(input.eventTypes)],
+    objectTypeIds: [...new Set(input.objectTypeIds ?? [])],
+    description: input.description ?? null,
+    isActive: true,
+    disabledReason: null,
+    secret: newWebhookSecret(),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    createdBy: actor.actor.id,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.insert(webhooks).values(row);
+  return row;
+}
+
+export async function listWebhooksOf(context: ServiceContext, query: QueryOf<typeof operations.listWebhooks>) {
+  const { db, actor, cursorSecret } = context;
+  const { workspaceId, limit, cursor } = query;
+  await reachWorkspace(db, actor, workspaceId, { what: "Workspace", role: "admin" });
+  const page = await paginate<WebhookRow>(
+    {
+      scope: `webhooks:${workspaceId}`,
+      limit,
+      cursor,
+      order: creationOrder(webhooks),
+      fetch: ({ after, orderBy, limit }) =>
+        db
+          .select()
+          .from(webhooks)
+          .where(and(eq(webhooks.workspaceId, workspaceId), after))
+          .orderBy(...orderBy)
+          .limit(limit),
+    },
+    cursorSecret,
+  );
+  return { data: page.data.map(webhookResponse), pagination: page.pagination };
+}
+
+export async function updateWebhookOf(
+  context: ServiceContext,
+  env: WebhookEnv,
+  webhookId: string,
+  changes: BodyOf<typeof operations.updateWebhook>,
+) {
+  const { db } = context;
+  const webhook = await loadWebhook(context, webhookId);
+  await checkObjectTypeIds(db, webhook.workspaceId, changes.objectTypeIds ?? []);
+  const updated: WebhookRow = {
+    ...webhook,
+    url: changes.url === undefined ? webhook.url : safeUrl(changes.url, env),
+    eventTypes: changes.eventTypes ? [...new Set(changes.eventTypes)] : webhook.eventTypes,
+    objectTypeIds: changes.objectTypeIds ? [...new Set(changes.objectTypeIds)] : webhook.objectTypeIds,
+    description: changes.description === undefined ? webhook.description : changes.description,
+    isActive: changes.isActive ?? webhook.isActive,
+    disabledReason: changes.isActive ? null : webhook.disabledReason,
+    updatedAt: Date.now(),
+  };
+  await db.update(webhooks).set(updated).where(eq(webhooks.id, webhookId));
+  return webhookResponse(updated);
+}
+
+/** The old secret keeps signing for a day beside the new one, so receivers can switch without a gap. */
+const overlapMs = 24 * 60 * 60 * 1000;
+
+/** A new signing secret; the row as stored, new secret included, for the one response that shows it. */
+export async function rotateWebhookSecretOf(context: ServiceContext, webhookId: string): Promise<WebhookRow> {
+  const webhook = await loadWebhook(context, webhookId);
+  const now = Date.now();
+  const updated: WebhookRow = {
+    ...webhook,
+    secret: newWebhookSecret(),
+    previousSecret: webhook.secret,
+    previousSecretExpiresAt: now + overlapMs,
+    updatedAt: now,
+  };
+  await context.db.update(webhooks).set(updated).where(eq(webhooks.id, webhookId));
+  return updated;
+}
+
+/** The delivery attempts of a subscription, newest first, with counts of its deliveries by their latest state. */
+export async function listDeliveriesOf(
+  context: ServiceContext,
+  webhookId: string,
+  { limit, cursor }: QueryOf<typeof operations.listWebhookDeliveries>,
+) {
+  const { db, cursorSecret } = context;
+  await loadWebhook(context, webhookId);
+  const page = await paginate<AttemptRow>(
+    {
+      scope: `deliveries:${webhookId}`,
+      limit,
+      cursor,
+      order: creationOrder(webhookAttempts, "desc"),
+      fetch: ({ after, orderBy, limit }) =>
+        db
+          .select()
+          .from(webhookAttempts)
+          .where(and(eq(webhookAttempts.webhookId, webhookId), after))
+          .orderBy(...orderBy)
+          .limit(limit),
+    },
+    cursorSecret,
+  );
+  // A delivery counts by its latest state; rateLimited counts deliveries the burst limit ever held back.
+  const [statistics] = await db.all<{ delivered: number; failed: number; pending: number; rateLimited: number }>(sql`
+    with latest as (
+      select delivery_id, status, row_number() over (partition by delivery_id order by created_at desc, id desc) as n
+      from webhook_attempts where webhook_id = ${webhookId}
+    )
+    select
+      coalesce(sum(status = 'delivered'), 0) as delivered,
+      coalesce(sum(status = 'failed'), 0) as failed,
+      coalesce(sum(status in ('retrying', 'rate_limited')), 0) as pending,
+      (select count(distinct delivery_id) from webhook_attempts where webhook_id = ${webhookId} and status = 'rate_limited') as rateLimited
+    from latest where n = 1`);
+  const data = page.data.map((row) => ({
+    deliveryId: row.deliveryId,
+    attempt: row.attempt,
+    eventId: row.eventId,
+    eventType: row.eventType as EventType,
+    status: row.status,
+    responseStatus: row.responseStatus,
+    error: row.error,
+    durationMs: row.durationMs,
+    nextAttemptAt: row.nextAttemptAt,
+    createdAt: row.createdAt,
+  }));
+  return { data, pagination: page.pagination, statistics: statistics ?? { delivered: 0, failed: 0, pending: 0, rateLimited: 0 } };
+}

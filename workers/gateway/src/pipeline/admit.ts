@@ -1,0 +1,104 @@
+import { ApiError, type Operation } from "@crm/contracts";
+import {
+  admit as admitToWindows,
+  anonymousWindow,
+  platformWindow,
+  RATE_LIMITS,
+  type RateWindow,
+  type RefusingWindow,
+  rateLimitHeaders,
+  scaledBudgets,
+  windowsFor,
+} from "@crm/rate-limiter";
+import type { GatewayEnv } from "../env";
+import type { Actor } from "./authenticate";
+import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
+
+/** The 429 of DESIGN.md section 4: exact message, `retryAfterMs`, `Retry-After` in whole seconds, the window in `details`. */
+export function rateLimited(refusing: RefusingWindow): ApiError {
+  const retryAfterSeconds = Math.ceil(refusing.retryAfterMs / 1000);
+  const { scope, limit, windowMs } = refusing;
+  const headers = {
+    "retry-after": String(retryAfterSeconds),
+    ...rateLimitHeaders({ scope, limit, windowMs, remaining: 0, resetSeconds: retryAfterSeconds }),
+  };
+  return new ApiError(
+    "rate_limited",
+    "Public API rate limit exceeded",
+    { scope, limit, windowMs },
+    headers,
+    refusing.retryAfterMs,
+  );
+}
+
+/**
+ * The workspace a request names, for the workspace window: `workspaceId` in the query or at the
+ * top of a JSON body. Requests that reach a workspace only through a resource id are limited by
+ * the other windows.
+ */
+function namedWorkspace(request: OperationRequest): string | null {
+  const fromQuery = request.url.searchParams.get("workspaceId");
+  if (fromQuery) return fromQuery;
+  if (!request.body || !/json/i.test(request.headers.get("content-type") ?? "")) return null;
+  try {
+    const body: unknown = JSON.parse(new TextDecoder().decode(request.body));
+    const workspaceId = body && typeof body === "object" ? (body as { workspaceId?: unknown }).workspaceId : undefined;
+    return typeof workspaceId === "string" ? workspaceId : null;
+  } catch {
+    return null; // not JSON after all: the handler's validation answers with 400
+  }
+}
+
+/**
+ * The workspace window a caller may be charged: only for a workspace its credential may reach. The
+ * window is its organization's own count for that id (`ws:<org>:<workspace>`), so naming another
+ * organization's workspace neither drains nor reveals that workspace's budget; a key limited to
+ * some workspaces does not count against the others of its organization either.
+ */
+function chargedWorkspace(actor: Actor, request: OperationRequest): string | null {
+  const workspaceId = namedWorkspace(request);
+  if (workspaceId === null) return null;
+  return actor.workspaceIds === null || actor.workspaceIds.includes(workspaceId) ? workspaceId : null;
+}
+
+/** Budgets of DESIGN.md section 4, unless `RATE_LIMIT_FACTOR` (benchmarks only) multiplies them. */
+const budgetsOf = (env: GatewayEnv) => (env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS);
+
+/**
+ * The windows a request counts in. An authenticated caller: organization, workspace, identity, API
+ * key, route and platform. A public (`none`) operation: the client's address and the platform. A
+ * signed (`signature`) one: the platform only, since a provider sends from few addresses; the route
+ * knows the organization once it has verified the signature.
+ */
+function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequest, actor: Actor | null): RateWindow[] {
+  const budgets = budgetsOf(env);
+  if (actor) {
+    const { organizationId, credential } = actor;
+    const limited = {
+      organizationId,
+      workspaceId: chargedWorkspace(actor, request),
+      actorId: actor.actor.id,
+      apiKeyId: credential.type === "api_key" ? credential.id : null,
+      routeKey: `${operation.method.toUpperCase()} ${operation.path}`,
+    };
+    return windowsFor(limited, budgets);
+  }
+  if (operation.auth === "none") return [anonymousWindow(clientIp(request), budgets), platformWindow(budgets)];
+  return [platformWindow(budgets)];
+}
+
+/**
+ * Takes one admission from every window of the request, in parallel. Refused: 429 and nothing
+ * consumed. Admitted: the `RateLimit-Policy` and `RateLimit` headers of the tightest window, which
+ * is always one the caller owns.
+ */
+export async function admit(
+  call: GatewayCall,
+  operation: Operation,
+  request: OperationRequest,
+  actor: Actor | null,
+): Promise<Record<string, string>> {
+  const admittance = await admitToWindows(call.env.RATE_LIMITER, windowsOf(call.env, operation, request, actor));
+  if (!admittance.allowed) throw rateLimited(admittance.refusing);
+  return { ...rateLimitHeaders(admittance.tightest) };
+}

@@ -1,0 +1,35 @@
+import type { Operation } from "@crm/contracts";
+import type { Actor } from "./authenticate";
+import type { GatewayCall, OperationRequest } from "./operation-call";
+import { recordUse } from "./usage-ledger";
+
+/** The display value of integer cost units: 20 → "0.2". */
+const displayCost = (units: number) => String(units / 100);
+
+/**
+ * Books what an authenticated request leaves behind once its outcome is known: the token cost of
+ * the operation on a 2xx (0 otherwise), the credential's lastUsedAt and activity row, and the
+ * organization's usage ledger under the REST route, whichever surface ran it. Written off the
+ * response path; returns the `X-Token-Cost` header.
+ */
+export function charge(
+  call: GatewayCall,
+  operation: Operation,
+  actor: Actor,
+  request: OperationRequest,
+  status: number,
+): Record<string, string> {
+  const costUnits = status >= 200 && status < 300 ? operation.costUnits : 0;
+  const use = {
+    organizationId: actor.organizationId,
+    apiKeyId: actor.credential.type === "api_key" ? actor.credential.id : null,
+    method: operation.method.toUpperCase(),
+    route: operation.path,
+    status,
+    ip: request.headers.get("cf-connecting-ip"),
+    at: Date.now(),
+    costUnits,
+  };
+  recordUse(call.controlDb, use, (promise) => call.executionCtx.waitUntil(promise));
+  return { "x-token-cost": displayCost(costUnits) };
+}

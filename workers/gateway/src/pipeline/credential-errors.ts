@@ -1,0 +1,22 @@
+import { ApiError, type Scope } from "@crm/contracts";
+
+/** The 401 and 403 failures of RFC 6750, each with its `WWW-Authenticate` challenge. */
+const realm = 'Bearer realm="api"';
+
+export const unauthorized = () =>
+  new ApiError("unauthorized", "Send a token as `Authorization: Bearer <token>`", undefined, { "www-authenticate": realm });
+
+export const invalidToken = (reason: string) =>
+  new ApiError("invalid_token", `The token is ${reason}`, undefined, {
+    "www-authenticate": `${realm}, error="invalid_token"`,
+  });
+
+export const insufficientScope = (scope: Scope) =>
+  new ApiError(
+    "insufficient_scope",
+    `This operation needs the scope ${scope}`,
+    { requiredScope: scope },
+    {
+      "www-authenticate": `${realm}, error="insufficient_scope", scope="${scope}"`,
+    },
+  );

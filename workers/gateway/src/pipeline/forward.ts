@@ -1,0 +1,45 @@
+import { type ActorContext, actorContextHeader, type Operation, signActorContext } from "@crm/contracts";
+import { contextSecret, regionService } from "../env";
+import type { Actor } from "./authenticate";
+import type { GatewayCall, OperationRequest } from "./operation-call";
+import { serveOwnOperation } from "./own-operations";
+
+/** Request headers that stay at the gateway: credentials are replaced by the signed actor context. */
+const droppedHeaders = ["authorization", "cookie", actorContextHeader, "x-service-organization-id"];
+
+/**
+ * Runs an authorized, admitted operation where its handler lives: the organization's regional
+ * Worker over its service binding (never a public hop), or the gateway's own handler for
+ * control-plane operations. A region receives the request with a context signed with that region's
+ * secret and naming this very request (region, operation, method, path template, path and query).
+ */
+export async function forward(
+  call: GatewayCall,
+  operation: Operation,
+  actor: Actor,
+  request: OperationRequest,
+): Promise<Response> {
+  if (operation.servedBy === "gateway") return serveOwnOperation(call, actor, request);
+  const { region } = actor;
+  const target = `${request.url.pathname}${request.url.search}`;
+  const context: ActorContext = {
+    ...actor,
+    requestId: call.requestId,
+    operationId: operation.operationId,
+    method: request.method,
+    path: operation.path,
+    target,
+    issuedAt: Date.now(),
+  };
+  const headers = new Headers(request.headers);
+  for (const name of droppedHeaders) headers.delete(name);
+  headers.set("x-request-id", call.requestId);
+  headers.set(actorContextHeader, await signActorContext(context, contextSecret(call.env, region)));
+  const response = await regionService(call.env, region).fetch(`https://api.${region}.internal${target}`, {
+    method: request.method,
+    headers,
+    body: request.body,
+  });
+  // A fetched response has immutable headers; the gateway still adds its own (X-Request-Id, limits).
+  return new Response(response.body, response);
+}

@@ -1,0 +1,29 @@
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+import type { ExecutionContext } from "hono";
+import type { GatewayEnv } from "../env";
+
+/**
+ * What every step of the pipeline may use, whichever surface runs the operation: a REST route, an
+ * MCP tool call, a console page or an inbound webhook, all inside the same gateway request.
+ */
+export interface GatewayCall {
+  env: GatewayEnv;
+  /** Keeps work after the response alive (usage batches) and serves the gateway's own handlers. */
+  executionCtx: ExecutionContext;
+  controlDb: DrizzleD1Database;
+  requestId: string;
+}
+
+/** The HTTP request an operation runs for: as received by a REST route, or built by another surface. */
+export interface OperationRequest {
+  /** As sent (a HEAD to a GET route stays HEAD). */
+  method: string;
+  /** Absolute URL of the operation's path under `/api/v1`, with its query. */
+  url: URL;
+  headers: Headers;
+  /** The body's bytes as received, forwarded untouched; null when the method has none. */
+  body: ArrayBuffer | null;
+}
+
+/** The client's address as Cloudflare's edge reports it; one shared bucket when it is missing. */
+export const clientIp = (request: OperationRequest): string => request.headers.get("cf-connecting-ip") ?? "unknown";

@@ -1,0 +1,42 @@
+import { ApiError, catalogue, respondWithError, validationHook } from "@crm/contracts";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { GatewayAppEnv } from "../env";
+import { gatewayHandlers } from "../handlers";
+import type { Actor } from "./authenticate";
+import type { GatewayCall, OperationRequest } from "./operation-call";
+
+/** The call and actor of each request handed to the gateway's own handlers, for as long as it is served. */
+const callers = new WeakMap<Request, { call: GatewayCall; actor: Actor | null }>();
+
+/**
+ * The operations the gateway serves itself (control-plane data such as the usage ledger), as one
+ * in-process app with the same validation as the regional Worker's. Not reachable from outside:
+ * only `serveOwnOperation` hands it requests, after the pipeline's earlier steps.
+ */
+const ownOperations = new OpenAPIHono<GatewayAppEnv>({ defaultHook: validationHook }).basePath("/api/v1");
+ownOperations.use(async (c, next) => {
+  const caller = callers.get(c.req.raw);
+  if (!caller) throw new Error("The gateway's own operations are served only through the pipeline");
+  c.set("requestId", caller.call.requestId);
+  c.set("controlDb", caller.call.controlDb);
+  // Public and signed operations have no actor; their handlers are typed without one (handlers.ts).
+  if (caller.actor) c.set("actor", caller.actor);
+  await next();
+});
+for (const operation of catalogue) {
+  if (operation.servedBy !== "gateway") continue;
+  const handler = gatewayHandlers[operation.operationId as keyof typeof gatewayHandlers];
+  // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
+  ownOperations.openapi(operation.route, handler as never);
+}
+ownOperations.notFound(() => {
+  throw new ApiError("not_found", "No such route");
+});
+ownOperations.onError((error, c) => respondWithError(error, c, c.var.requestId));
+
+/** Serves an operation of the gateway's own handlers, in process: no HTTP round trip. */
+export function serveOwnOperation(call: GatewayCall, actor: Actor | null, request: OperationRequest): Promise<Response> {
+  const own = new Request(request.url, { method: request.method, headers: request.headers, body: request.body });
+  callers.set(own, { call, actor });
+  return Promise.resolve(ownOperations.fetch(own, call.env, call.executionCtx));
+}

@@ -1,0 +1,51 @@
+import { ApiError, type Operation } from "@crm/contracts";
+import { admit } from "./admit";
+import { type Actor, authenticate } from "./authenticate";
+import { authorize } from "./authorize";
+import { charge } from "./charge";
+import { forward } from "./forward";
+import type { GatewayCall, OperationRequest } from "./operation-call";
+import { serveOwnOperation } from "./own-operations";
+
+/**
+ * Runs one catalogue operation through the gateway's steps and answers its response; every failure
+ * is thrown as an `ApiError` for the surface to render (the REST error hook, an MCP tool result).
+ * The REST routes call it with the request as received; the MCP endpoint, console pages and inbound
+ * webhooks call it in process with a request they build, so each runs the same pipeline.
+ *
+ *   bearer:    authenticate → authorize → admit → forward → charge
+ *   none:      admit (client address, platform) → the gateway's own handler
+ *   signature: admit (platform) → the gateway's own handler, which verifies the signature
+ */
+export async function runOperation(call: GatewayCall, operation: Operation, request: OperationRequest): Promise<Response> {
+  if (operation.auth === "bearer") return runAuthenticated(call, operation, request, await authenticate(call, request));
+  const limits = await admit(call, operation, request, null);
+  return withHeaders(await serveOwnOperation(call, null, request), limits);
+}
+
+async function runAuthenticated(call: GatewayCall, operation: Operation, request: OperationRequest, actor: Actor) {
+  let outcome: { response: Response; limits: Record<string, string> } | { failure: unknown };
+  try {
+    authorize(operation, actor, request);
+    const limits = await admit(call, operation, request, actor);
+    outcome = { response: await forward(call, operation, actor, request), limits };
+  } catch (failure) {
+    outcome = { failure };
+  }
+  // Every outcome of an authenticated request is booked, refusals included: they show in the key's activity.
+  if ("failure" in outcome) {
+    const { failure } = outcome;
+    const cost = charge(call, operation, actor, request, failure instanceof ApiError ? failure.status : 500);
+    throw failure instanceof ApiError ? withErrorHeaders(failure, cost) : failure;
+  }
+  const cost = charge(call, operation, actor, request, outcome.response.status);
+  return withHeaders(outcome.response, { ...outcome.limits, ...cost });
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
+
+const withErrorHeaders = (error: ApiError, headers: Record<string, string>) =>
+  new ApiError(error.code, error.message, error.details, { ...error.headers, ...headers }, error.retryAfterMs);
