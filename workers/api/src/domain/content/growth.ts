@@ -174,7 +174,7 @@ const rawTextEnd = new Map([...rawText].map((name) => [name, new RegExp(`</${nam
  * scan stops as soon as the bound passes `stopAbove`.
  */
 export function treeSizeBound(html: string, stopAbove = Number.POSITIVE_INFINITY): number {
-  // Open entries in the order they were opened, popped ones, and the weights of all and of the floating ones.
+  // Open entries in the order they were opened, popped ones awaiting re-creation, and the live weight.
   const opened: Entry[] = [];
   let popped: Entry[] = [];
   let liveWeight = 0;
