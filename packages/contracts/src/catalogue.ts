@@ -16,6 +16,8 @@ import {
   listRecordConversations,
   updateConversation,
 } from "./operations/inbox-conversations";
+import { deleteConversationDraft, getConversationDraft, putConversationDraft } from "./operations/inbox-drafts";
+import { createInboxView, deleteInboxView, listInboxViews, updateInboxView } from "./operations/inbox-views";
 import { createNote, deleteNote, getNote, listNotes, updateNote } from "./operations/notes";
 import {
   assertRecord,
@@ -87,6 +89,13 @@ export const operations = {
   updateConversation,
   listRecordConversations,
   listConversationMessages,
+  putConversationDraft,
+  getConversationDraft,
+  deleteConversationDraft,
+  listInboxViews,
+  createInboxView,
+  updateInboxView,
+  deleteInboxView,
   // Before GET /webhooks/{webhookId}, which would otherwise take "event-types" for an id.
   listEventTypes,
   createWebhook,

@@ -17,11 +17,18 @@ import { updateField } from "./routes/crm/update-field";
 import { updateFieldOption } from "./routes/crm/update-field-option";
 import { updateObjectType } from "./routes/crm/update-object-type";
 import { updateView } from "./routes/crm/update-view";
+import { createInboxView } from "./routes/inbox/create-inbox-view";
+import { deleteConversationDraft } from "./routes/inbox/delete-conversation-draft";
+import { deleteInboxView } from "./routes/inbox/delete-inbox-view";
 import { getConversation } from "./routes/inbox/get-conversation";
+import { getConversationDraft } from "./routes/inbox/get-conversation-draft";
 import { listConversationMessages } from "./routes/inbox/list-conversation-messages";
 import { listConversations } from "./routes/inbox/list-conversations";
+import { listInboxViews } from "./routes/inbox/list-inbox-views";
 import { listRecordConversations } from "./routes/inbox/list-record-conversations";
+import { putConversationDraft } from "./routes/inbox/put-conversation-draft";
 import { updateConversation } from "./routes/inbox/update-conversation";
+import { updateInboxView } from "./routes/inbox/update-inbox-view";
 import { createNote } from "./routes/notes/create-note";
 import { deleteNote } from "./routes/notes/delete-note";
 import { getNote } from "./routes/notes/get-note";
@@ -93,6 +100,13 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   updateConversation,
   listRecordConversations,
   listConversationMessages,
+  putConversationDraft,
+  getConversationDraft,
+  deleteConversationDraft,
+  listInboxViews,
+  createInboxView,
+  updateInboxView,
+  deleteInboxView,
   listEventTypes,
   createWebhook,
   listWebhooks,
