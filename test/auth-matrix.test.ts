@@ -70,6 +70,15 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
     };
     return page.data[0]?.id as string;
   },
+  // `viewId` names record views; inbox views take a path parameter of their own name.
+  inboxViewId: async (tenant) => {
+    const { view } = await created<{ view: { id: string } }>("/inbox/views", tenant, {
+      workspaceId: tenant.workspaceId,
+      name: "Foreign inbox view",
+      visibility: "workspace",
+    });
+    return view.id;
+  },
   recordId: async (tenant) => {
     const { objectTypeId } = await foreignDeals(tenant);
     const { record } = await created<{ record: { id: string } }>("/records", tenant, {
