@@ -15,14 +15,23 @@ const durationMs = quick ? 3_000 : 10_000;
 // Every window is still asked on every request; the budgets are only raised so none refuses.
 const gatewayVars = { RATE_LIMIT_FACTOR: "1000" };
 
-function buildBundles() {
+async function buildBundles() {
   buildWorkers();
-  return build({
+  await build({
     entryPoints: ["bench/bare-worker.ts"],
     bundle: true,
     format: "esm",
     external: ["cloudflare:*"],
     outfile: `${buildDir}/bare/index.js`,
+    logLevel: "warning",
+  });
+  // The inbox seed runs in Node, with the domain's own drizzle tables and search-row builder.
+  await build({
+    entryPoints: ["bench/inbox-seed.ts"],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    outfile: `${buildDir}/bench-inbox/seed.mjs`,
     logLevel: "warning",
   });
 }
@@ -57,7 +66,7 @@ async function startBare() {
 
 const ms = (value) => value.toFixed(2).padStart(8);
 const row = (name, figures) =>
-  `| ${name.padEnd(44)} | ${String(Math.round(figures.rps)).padStart(7)} | ${ms(figures.p50)} | ${ms(figures.p99)} |`;
+  `| ${name.padEnd(60)} | ${String(Math.round(figures.rps)).padStart(7)} | ${ms(figures.p50)} | ${ms(figures.p99)} |`;
 
 async function pipelineSection(stack, auth) {
   const bare = await startBare();
@@ -166,6 +175,70 @@ record creations: ${Math.round(creation.rps)} per second at c=8
 `);
 }
 
+const conversationCount = quick ? 20_000 : 100_000;
+
+/**
+ * 100 000 conversations with 3 messages each in Acme's Support workspace, written straight into the
+ * us region's D1 (bench/inbox-seed.ts), then the list's three access paths through the full
+ * pipeline with alice's key, each against reading one conversation: full-text search, a view
+ * (the system view "Assigned to me": open and assigned to alice, a quarter of them), and
+ * `hasLinkedRecords=true` (a third).
+ */
+async function inboxSection(stack, auth) {
+  const api = (path) => new URL(`/api/v1${path}`, stack.url).href;
+  const json = { ...auth, "content-type": "application/json" };
+  const acme = stack.demo.organizations[0];
+  const support = acme.workspaces[1];
+  const alice = acme.users[0];
+  const { objects } = await (await fetch(api(`/crm/objects?workspaceId=${support.id}`), { headers: auth })).json();
+  const people = objects.find((object) => object.slug === "people");
+  const person = await fetch(api("/records"), {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ objectTypeId: people.id, fields: { name: "Bench customer", email: "bench@bench.example" } }),
+  });
+  const { record } = await person.json();
+  const { seedInbox } = await import(`../${buildDir}/bench-inbox/seed.mjs`);
+  const seededMs = await seedInbox(await stack.mf.getD1Database("DB", "crm-api-us"), {
+    workspaceId: support.id,
+    mailbox: support.mailbox,
+    assigneeUserId: alice.id,
+    recordId: record.id,
+    conversationCount,
+    messagesPerConversation: 3,
+  });
+  const { data: views } = await (await fetch(api(`/inbox/views?workspaceId=${support.id}`), { headers: auth })).json();
+  const assignedToMe = views.find((view) => view.systemViewKey === "assigned_to_me");
+  const list = (query) => api(`/inbox/conversations?workspaceId=${support.id}&${query}`);
+  console.log(
+    `\nInbox: ${conversationCount} conversations, ${conversationCount * 3} messages in one workspace (seeded in ${seededMs} ms), ${durationMs / 1000} s per figure\n`,
+  );
+  console.log(header);
+  const measure = async (name, url, connections = 1) => {
+    const figures = await load(url, { connections, durationMs, headers: auth });
+    console.log(row(`${name}, c=${connections}`, figures));
+    return figures;
+  };
+  const get = await measure(
+    "GET /inbox/conversations/{id}",
+    api(`/inbox/conversations/conv_bench${String(conversationCount / 2).padStart(8, "0")}`),
+  );
+  const lists = [
+    ["?q=refund (FTS, 1 000 matches)", list("q=refund")],
+    // One customer's address: 20 conversations (customers are numbered below 5 000).
+    ["?q=customer4242@bench.example (FTS, 20 matches)", list(`q=${encodeURIComponent("customer4242@bench.example")}`)],
+    ["?viewId= (assigned to me)", list(`viewId=${assignedToMe.id}`)],
+    ["?hasLinkedRecords=true", list("hasLinkedRecords=true")],
+  ];
+  const ratios = [];
+  for (const [name, url] of lists) {
+    const figures = await measure(`GET /inbox/conversations${name}`, url);
+    ratios.push(`${name}: ${(figures.p50 / get.p50).toFixed(2)}`);
+  }
+  for (const [name, url] of lists) await measure(`GET /inbox/conversations${name}`, url, 8);
+  console.log(`\nlist p50 / get p50 (target <= 3 each): ${ratios.join("; ")}\n`);
+}
+
 const eventCount = quick ? 200 : 1000;
 
 /** Runs `task(i)` for i in [0, count) on `connections` concurrent workers. */
@@ -236,8 +309,7 @@ ratio end-to-end / bare: ${(endToEnd / bareRate).toFixed(2)}
   await receiver.close();
 }
 
-const header =
-  "| scenario                                     |     rps | p50 (ms) | p99 (ms) |\n|----------------------------------------------|---------|----------|----------|";
+const header = `| ${"scenario".padEnd(60)} |     rps | p50 (ms) | p99 (ms) |\n|${"-".repeat(62)}|---------|----------|----------|`;
 const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
 
 await buildBundles();
@@ -247,4 +319,5 @@ const auth = { authorization: `Bearer ${stack.demo.organizations[0].users[0].api
 if (!only || only === "pipeline") await pipelineSection(stack, auth);
 if (!only || only === "records") await recordsSection(stack, auth);
 if (!only || only === "webhooks") await webhooksSection(stack, auth);
+if (!only || only === "inbox") await inboxSection(stack, auth);
 await stack.mf.dispose();

@@ -64,6 +64,33 @@ describe("GET /inbox/views", () => {
     ]);
   });
 
+  it("system views select by their key through viewId: open, the caller's assigned, closed", async () => {
+    const workspace = await inboxWorkspace();
+    const store = (subject: string, sentAtMs: number) =>
+      storeMessage(workspace.db, inboundMessage(workspace.mailbox, { subject, sentAtMs }));
+    await store("Open", 1_000);
+    const assigned = await store("Assigned", 2_000);
+    const closed = await store("Closed", 3_000);
+    const ann = await addInboxMember(workspace, "member", "all");
+    const patch = (conversationId: string, json: unknown) =>
+      expectStatus(200, `/inbox/conversations/${conversationId}`, { method: "PATCH", key: workspace.key, json });
+    await patch(assigned.conversationId, { assigneeUserIds: [ann.userId] });
+    await patch(closed.conversationId, { isClosed: true, assigneeUserIds: [ann.userId] });
+    const views = new Map((await viewsOf(workspace)).data.map((view) => [view.systemViewKey, view.id]));
+    const listed = async (key: string | null, as = workspace.key) => {
+      const page = await expectStatus<Page<Conversation>>(
+        200,
+        `/inbox/conversations?workspaceId=${workspace.workspaceId}&viewId=${views.get(key as InboxView["systemViewKey"])}`,
+        { key: as },
+      );
+      return page.data.map((conversation) => conversation.subject);
+    };
+    expect(await listed("inbox")).toEqual(["Assigned", "Open"]);
+    expect(await listed("closed")).toEqual(["Closed"]);
+    expect(await listed("assigned_to_me", ann.key)).toEqual(["Assigned"]);
+    expect(await listed("assigned_to_me")).toEqual([]);
+  });
+
   it("shows system and workspace views, one's own personal views and restricted views one is listed on", async () => {
     const workspace = await inboxWorkspace();
     const [ann, ben] = await Promise.all([

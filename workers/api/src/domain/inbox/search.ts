@@ -18,17 +18,20 @@ export interface SearchableMessage {
   people: { email: string; name: string | null }[];
 }
 
-/** The row that makes a message findable; runs in the batch that stores the message. */
-export function searchRowStatement(db: Database, message: SearchableMessage) {
+/** The row that makes a message findable. */
+export function searchRow(message: SearchableMessage): typeof inboxSearch.$inferInsert {
   const attendees = message.people.map((person) => (person.name ? `${person.name} ${person.email}` : person.email)).join(" ");
-  return db.insert(inboxSearch).values({
+  return {
     conversationId: message.conversationId,
     workspaceId: message.workspaceId,
     subject: message.subject,
     body: message.text,
     attendees,
-  });
+  };
 }
+
+/** Inserts a message's search row; runs in the batch that stores the message. */
+export const searchRowStatement = (db: Database, message: SearchableMessage) => db.insert(inboxSearch).values(searchRow(message));
 
 /**
  * A user's words as an FTS5 query: the runs of letters and digits (as the tokenizer splits text),

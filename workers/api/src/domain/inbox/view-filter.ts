@@ -2,6 +2,7 @@ import { type ActorContext, ApiError } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../../env";
+import { configOfView } from "./views-system";
 
 const { inboxViewMembers, inboxViews } = regional;
 
@@ -13,16 +14,6 @@ export interface ViewSelection {
   filter: ConversationFilter;
   sort: ConversationSort | undefined;
 }
-
-/**
- * What the system views select, whatever their stored config says: they mean the same in every
- * workspace, and "assigned to me" is the caller.
- */
-const systemFilters = {
-  inbox: () => ({ isClosed: false }),
-  assigned_to_me: (actor: ActorContext) => ({ assigneeUserIds: [actor.actor.id], isClosed: false }),
-  closed: () => ({ isClosed: true }),
-} satisfies Record<NonNullable<(typeof inboxViews.$inferSelect)["systemViewKey"]>, (actor: ActorContext) => ConversationFilter>;
 
 /**
  * The selection of an inbox view of the workspace the caller may see: workspace views, their own
@@ -48,6 +39,6 @@ export async function viewSelection(
       (view.visibility === "personal" && isCreator) ||
       (view.visibility === "restricted" && (isCreator || found.listedUserId !== null)));
   if (!visible) throw new ApiError("not_found", "Inbox view not found");
-  const filter = view.systemViewKey ? systemFilters[view.systemViewKey](actor) : view.config.filter;
-  return { filter, sort: view.config.sorts[0] };
+  const config = configOfView(view, actor);
+  return { filter: config.filter, sort: config.sorts[0] };
 }

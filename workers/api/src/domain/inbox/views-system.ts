@@ -13,7 +13,7 @@ const newestFirst: regional.InboxViewConfig["sorts"] = [{ field: "lastMessageAtM
 /** The system views of every workspace, in the order lists show them. */
 const systemViews: { key: SystemViewKey; name: string; emoji: string; config: regional.InboxViewConfig }[] = [
   { key: "inbox", name: "Inbox", emoji: "📥", config: { filter: { isClosed: false }, sorts: newestFirst } },
-  // The stored filter has no assignee: whose conversations it shows depends on who asks (see `configOfView`).
+  // No assignee stored: whose conversations it shows depends on who asks (see `configOfView`).
   { key: "assigned_to_me", name: "Assigned to me", emoji: "🙋", config: { filter: { isClosed: false }, sorts: newestFirst } },
   { key: "closed", name: "Closed", emoji: "✅", config: { filter: { isClosed: true }, sorts: newestFirst } },
 ];
@@ -54,10 +54,14 @@ export async function ensureSystemViews(db: Database, workspaceId: string): Prom
 }
 
 /**
- * A view's configuration as it applies to the actor: `assigned_to_me` selects the conversations
- * assigned to the caller. Apps and agents have no assignments, so theirs selects none.
+ * A view's configuration as it applies to the actor, for the list (`viewId`) and the view's own
+ * response alike. System views mean what their key says in every workspace, whatever their row
+ * holds; `assigned_to_me` selects the conversations assigned to the caller (apps and agents have no
+ * assignments, so theirs selects none).
  */
 export function configOfView(view: Pick<ViewRow, "systemViewKey" | "config">, actor: ActorContext): InboxView["config"] {
-  if (view.systemViewKey !== "assigned_to_me") return view.config;
-  return { ...view.config, filter: { ...view.config.filter, assigneeUserIds: [actor.actor.id] } };
+  if (!view.systemViewKey) return view.config;
+  const { config } = systemViews.find((system) => system.key === view.systemViewKey) as (typeof systemViews)[number];
+  if (view.systemViewKey !== "assigned_to_me") return config;
+  return { ...config, filter: { ...config.filter, assigneeUserIds: [actor.actor.id] } };
 }
