@@ -3,6 +3,7 @@ import { newId } from "@crm/db";
 import { drizzle } from "drizzle-orm/d1";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { consoleApp } from "./console/console-app";
 import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
 import { openApiDocumentFor } from "./openapi";
@@ -66,6 +67,7 @@ export function createGateway() {
   }
   app.route("/api/v1", api);
   app.route("/__dev", seedRoutes);
+  app.route("/console", consoleApp());
 
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;

@@ -47,7 +47,10 @@ const keyText = z
   .string()
   .regex(/^crm_[0-9A-Za-z]{12}_[0-9A-Za-z]{43}$/)
   .max(60)
-  .openapi({ description: "The full key. Shown in this response only: store it now.", example: `crm_AbCdEf012345_${"x".repeat(43)}` });
+  .openapi({
+    description: "The full key. Shown in this response only: store it now.",
+    example: `crm_AbCdEf012345_${"x".repeat(43)}`,
+  });
 
 export const apiKeySettingsSchema = z
   .object({
@@ -57,13 +60,9 @@ export const apiKeySettingsSchema = z
       .min(1)
       .max(scopes.length)
       .refine((list) => new Set(list).size === list.length, "Each scope at most once"),
-    workspaceIds: z
-      .array(idSchema("ws"))
-      .min(1)
-      .max(100)
-      .nullable()
-      .optional()
-      .openapi({ description: "Workspaces of the organization the key may reach; omitted or null = every one the owner can access" }),
+    workspaceIds: z.array(idSchema("ws")).min(1).max(100).nullable().optional().openapi({
+      description: "Workspaces of the organization the key may reach; omitted or null = every one the owner can access",
+    }),
     expiresInDays: z
       .literal(apiKeyExpiryDays)
       .nullable()

@@ -83,13 +83,19 @@ export async function authenticateSession(call: GatewayCall, request: OperationR
   }
   const fetchSite = request.headers.get("sec-fetch-site");
   const origin = request.headers.get("origin");
-  if ((fetchSite !== null && fetchSite !== "same-origin" && fetchSite !== "none") || (origin !== null && origin !== request.url.origin)) {
+  if (
+    (fetchSite !== null && fetchSite !== "same-origin" && fetchSite !== "none") ||
+    (origin !== null && origin !== request.url.origin)
+  ) {
     throw new ApiError("forbidden", "This route answers the console's own pages only (same origin)");
   }
   const token = parse(request.headers.get("cookie") ?? "", sessionCookieName)[sessionCookieName];
   const session = token ? await readSession(call.controlDb, token) : null;
   if (!session) throw new ApiError("unauthorized", "Sign in to the console: this route takes the console session only");
-  if (!safeMethods.has(request.method) && !(await csrfTokenValid(call.env.IDENTITY_SECRET, session.id, request.headers.get(csrfHeader)))) {
+  if (
+    !safeMethods.has(request.method) &&
+    !(await csrfTokenValid(call.env.IDENTITY_SECRET, session.id, request.headers.get(csrfHeader)))
+  ) {
     throw new ApiError("forbidden", `Send the console page's CSRF token in ${csrfHeader}`);
   }
   return sessionActor(call.controlDb, session, request.headers.get("x-service-organization-id"));

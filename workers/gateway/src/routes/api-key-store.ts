@@ -1,7 +1,7 @@
 import {
+  ApiError,
   type ApiKey,
   type ApiKeySettings,
-  ApiError,
   apiKeyActivityLimit,
   isScope,
   maxApiKeysPerUser,
@@ -11,8 +11,8 @@ import { control, newId } from "@crm/db";
 import { and, count, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { generateApiKey, hashApiKey } from "../api-keys";
-import type { Actor } from "../pipeline/authenticate";
 import { forgetApiKey } from "../pipeline/api-key-credential";
+import type { Actor } from "../pipeline/authenticate";
 import type { GatewayCall } from "../pipeline/operation-call";
 import { runOperationAs } from "../pipeline/run-operation";
 
@@ -54,7 +54,11 @@ const ownedLive = (owner: KeyOwner) =>
 
 /** The owner's live keys, newest first (expired ones included, so their expiry shows). */
 export async function listKeys(db: DrizzleD1Database, owner: KeyOwner): Promise<ApiKey[]> {
-  const rows = await db.select(publicColumns).from(apiKeys).where(ownedLive(owner)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  const rows = await db
+    .select(publicColumns)
+    .from(apiKeys)
+    .where(ownedLive(owner))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
   return rows.map(toApiKey);
 }
 
@@ -90,14 +94,23 @@ export async function activityOf(db: DrizzleD1Database, keyIds: string[], perKey
  * The workspaces the actor reaches in its organization, read where they live: `GET /workspaces`
  * through the pipeline with the session's actor, page by page (no second query path to the region).
  */
-export async function reachableWorkspaces(call: GatewayCall, actor: Actor, origin: string): Promise<{ id: string; name: string }[]> {
+export async function reachableWorkspaces(
+  call: GatewayCall,
+  actor: Actor,
+  origin: string,
+): Promise<{ id: string; name: string }[]> {
   const found: { id: string; name: string }[] = [];
   let cursor: string | null = null;
   do {
     const url = new URL(`${origin}/api/v1/workspaces`);
     url.searchParams.set("limit", "100");
     if (cursor) url.searchParams.set("cursor", cursor);
-    const response = await runOperationAs(call, operations.listWorkspaces, { method: "GET", url, headers: new Headers(), body: null }, actor);
+    const response = await runOperationAs(
+      call,
+      operations.listWorkspaces,
+      { method: "GET", url, headers: new Headers(), body: null },
+      actor,
+    );
     if (!response.ok) throw new Error(`GET /workspaces for the console answered ${response.status}`);
     const page = (await response.json()) as { data: { id: string; name: string }[]; pagination: { cursor: string | null } };
     found.push(...page.data.map(({ id, name }) => ({ id, name })));
@@ -107,7 +120,11 @@ export async function reachableWorkspaces(call: GatewayCall, actor: Actor, origi
 }
 
 /** A new row and its key; the caller writes the row (alone, or in a batch with a revocation). */
-async function newKey(owner: KeyOwner, settings: { name: string; scopes: string[]; workspaceIds: string[] | null; expiresAt: number | null }, now: number) {
+async function newKey(
+  owner: KeyOwner,
+  settings: { name: string; scopes: string[]; workspaceIds: string[] | null; expiresAt: number | null },
+  now: number,
+) {
   const { key, prefix } = generateApiKey();
   const row = {
     id: newId("key", now),
@@ -153,7 +170,11 @@ export async function createKey(
   if (unknown) throw new ApiError("not_found", `No workspace ${unknown} that you can reach`);
   await assertRoomForKey(db, owner, now);
   const expiresAt = settings.expiresInDays ? now + settings.expiresInDays * dayMs : null;
-  const { key, row } = await newKey(owner, { name: settings.name, scopes: [...new Set(settings.scopes)], workspaceIds, expiresAt }, now);
+  const { key, row } = await newKey(
+    owner,
+    { name: settings.name, scopes: [...new Set(settings.scopes)], workspaceIds, expiresAt },
+    now,
+  );
   await db.insert(apiKeys).values(row);
   return { apiKey: toApiKey(row), key };
 }
@@ -181,7 +202,11 @@ export async function replaceKey(db: DrizzleD1Database, owner: KeyOwner, id: str
     .limit(1);
   if (!old) throw new ApiError("not_found", "No such API key");
   const expiresAt = old.expiresAt === null ? null : now + (old.expiresAt - old.createdAt);
-  const { key, row } = await newKey(owner, { name: old.name, scopes: old.scopes, workspaceIds: old.workspaceIds, expiresAt }, now);
+  const { key, row } = await newKey(
+    owner,
+    { name: old.name, scopes: old.scopes, workspaceIds: old.workspaceIds, expiresAt },
+    now,
+  );
   await db.batch([
     db.insert(apiKeys).values(row),
     db
