@@ -4,6 +4,7 @@ import { control } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { hashPassword } from "../workers/gateway/src/identity/passwords";
+import { createSession, csrfTokenFor, sessionCookieName } from "../workers/gateway/src/identity/sessions";
 import { createOrganization } from "./fixtures";
 
 /**
@@ -86,4 +87,18 @@ export async function joinAnotherOrganization(userId: string) {
     .insert(control.organizationMembers)
     .values({ organizationId: other.organizationId, userId, role: "admin", createdAt: Date.now() + 1 });
   return other;
+}
+
+/**
+ * The headers of a console page's request for a user, with a session made directly in the control
+ * D1 (for users without a password, such as the seed's): cookie, CSRF token, same origin.
+ */
+export async function consoleSessionHeaders(userId: string, organizationId: string): Promise<Record<string, string>> {
+  const { session, token } = await createSession(drizzle(env.CONTROL_DB), { userId, organizationId });
+  return {
+    cookie: `${sessionCookieName}=${token}`,
+    "x-csrf-token": await csrfTokenFor(env.IDENTITY_SECRET, session.id),
+    origin,
+    "sec-fetch-site": "same-origin",
+  };
 }

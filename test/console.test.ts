@@ -151,7 +151,7 @@ describe("console forms", () => {
     const { user, browser } = await signedIn();
     const other = await signedIn();
     const { csrf: foreign } = await other.browser.page("/console/api-keys");
-    for (const fields of [{}, { csrf: foreign }, { csrf: "forged" }]) {
+    for (const fields of [{}, { csrf: foreign }, { csrf: "forged" }] as Record<string, string>[]) {
       const response = await browser.post("/console/api-keys", { ...fields, name: "Sneaky", scopes: "crm:records:read" });
       expect(response.status).toBe(403);
       expect(text(await response.text())).toContain("Nothing was changed");
