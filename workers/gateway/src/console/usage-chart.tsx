@@ -44,7 +44,7 @@ export function UsageChart({ days, rows }: { days: string[]; rows: DailyRouteCos
   const dayTotals = days.map((day) => (stacks.get(day) ?? []).reduce((sum, units) => sum + units, 0));
   const total = dayTotals.reduce((sum, units) => sum + units, 0);
   const step = tickStep(Math.max(...dayTotals, 100));
-  const top = Math.ceil(Math.max(...dayTotals, 1) / step) * step;
+  const top = Math.ceil(Math.max(...dayTotals, 100) / step) * step;
   const plotWidth = size.width - size.left - size.right;
   const plotHeight = size.height - size.top - size.bottom;
   const band = plotWidth / days.length;

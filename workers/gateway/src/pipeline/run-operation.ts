@@ -32,10 +32,14 @@ export async function runOperation(call: GatewayCall, operation: Operation, requ
 
 /**
  * Runs a bearer operation for an actor another surface has already established (a console page
- * acting for its signed-in user): the same steps after authentication, booked the same way.
+ * reading for its signed-in user): the steps after authentication, within the same rate limits, but
+ * not booked: the console's own reads are not the organization's API usage or a key's activity.
  */
-export const runOperationAs = (call: GatewayCall, operation: Operation, request: OperationRequest, actor: Actor) =>
-  runAuthenticated(call, operation, request, actor);
+export async function runOperationAs(call: GatewayCall, operation: Operation, request: OperationRequest, actor: Actor) {
+  authorize(operation, actor, request);
+  const limits = await admit(call, operation, request, actor);
+  return withHeaders(await forward(call, operation, actor, request), limits);
+}
 
 async function runAuthenticated(call: GatewayCall, operation: Operation, request: OperationRequest, actor: Actor) {
   let outcome: { response: Response; limits: Record<string, string> } | { failure: unknown };
