@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
+import type { Operation } from "@crm/contracts";
 import { control } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
@@ -101,4 +102,10 @@ export async function consoleSessionHeaders(userId: string, organizationId: stri
     origin,
     "sec-fetch-site": "same-origin",
   };
+}
+
+/** The credential an operation takes, for a fresh organization's owner: an API key, or a console session for the `/api-keys` routes. */
+export async function credentialFor(operation: Operation): Promise<Record<string, string>> {
+  const { key, userId, organizationId } = await createOrganization();
+  return operation.auth === "session" ? consoleSessionHeaders(userId, organizationId) : { authorization: `Bearer ${key}` };
 }

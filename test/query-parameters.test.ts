@@ -1,7 +1,6 @@
 import { catalogue, type Operation, openApiDocument } from "@crm/contracts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { consoleSessionHeaders } from "./console-browser";
-import { createOrganization } from "./fixtures";
+import { credentialFor } from "./console-browser";
 import { call } from "./stack";
 
 /**
@@ -27,12 +26,6 @@ const pathOf = (operation: Operation) => operation.path.replace(/\{[^}]+\}/g, "z
 
 interface ErrorBody {
   error: { code: string; details?: { path: string; message: string }[] };
-}
-
-/** The credential an operation takes: an API key, or a console session for the `/api-keys` routes. */
-async function credentialFor(operation: Operation): Promise<Record<string, string>> {
-  const { key, userId, organizationId } = await createOrganization();
-  return operation.auth === "session" ? consoleSessionHeaders(userId, organizationId) : { authorization: `Bearer ${key}` };
 }
 
 async function detailsFor(operation: Operation, query: string, headers: Record<string, string>) {

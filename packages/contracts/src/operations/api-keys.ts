@@ -71,7 +71,7 @@ export const apiKeySettingsSchema = z
   })
   .strict()
   .openapi("ApiKeySettings", {
-    example: { name: "Reporting", scopes: ["crm:records:read"], workspaceIds: null, expiresInDays: 30 },
+    example: { name: "Reporting", scopes: ["crm:records:read"] },
   });
 export type ApiKeySettings = z.infer<typeof apiKeySettingsSchema>;
 
