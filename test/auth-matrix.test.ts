@@ -63,7 +63,7 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
     return webhook.id;
   },
   // The foreign owner's own API key: a console session must not see or touch it.
-  apiKeyId: async ({ key }) => {
+  keyId: async ({ key }) => {
     const [row] = await drizzle(env.CONTROL_DB)
       .select({ id: control.apiKeys.id })
       .from(control.apiKeys)

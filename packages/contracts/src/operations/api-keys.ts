@@ -67,7 +67,14 @@ export const apiKeySettingsSchema = z
       .literal(apiKeyExpiryDays)
       .nullable()
       .optional()
-      .openapi({ description: "7, 30, 60 or 90; omitted or null = never expires", type: "integer", enum: [...apiKeyExpiryDays] }),
+      .openapi({
+        description: "7, 30, 60 or 90; omitted or null = never expires",
+        type: "integer",
+        format: "int32",
+        minimum: 7,
+        maximum: 90,
+        enum: [...apiKeyExpiryDays],
+      }),
   })
   .strict()
   .openapi("ApiKeySettings", {
@@ -75,7 +82,7 @@ export const apiKeySettingsSchema = z
   });
 export type ApiKeySettings = z.infer<typeof apiKeySettingsSchema>;
 
-const apiKeyParams = z.object({ apiKeyId: pathId("apiKeyId", "key") });
+const apiKeyParams = z.object({ keyId: pathId("keyId", "key") });
 const createdKey = z.object({ apiKey: apiKeySchema, key: keyText });
 const sessionNote =
   "Console session only (the `__Host-session` cookie of the same origin, plus the `X-CSRF-Token` header the console pages carry on unsafe methods): an API key or OAuth token gets 403 `forbidden`, since keys are managed from the console.";
@@ -122,7 +129,7 @@ export const getApiKey = defineOperation({
   mcpTool: null,
   servedBy: "gateway",
   method: "get",
-  path: "/api-keys/{apiKeyId}",
+  path: "/api-keys/{keyId}",
   request: { params: apiKeyParams },
   responses: {
     200: jsonResponse(
@@ -143,7 +150,7 @@ export const revokeApiKey = defineOperation({
   mcpTool: null,
   servedBy: "gateway",
   method: "delete",
-  path: "/api-keys/{apiKeyId}",
+  path: "/api-keys/{keyId}",
   request: { params: apiKeyParams, body: jsonBody(emptyBodySchema, false) },
   responses: { 200: jsonResponse("The key is revoked", z.object({ deletedId: idSchema("key") })) },
 });
@@ -159,7 +166,7 @@ export const replaceApiKey = defineOperation({
   mcpTool: null,
   servedBy: "gateway",
   method: "post",
-  path: "/api-keys/{apiKeyId}/replace",
+  path: "/api-keys/{keyId}/replace",
   request: { params: apiKeyParams, body: jsonBody(emptyBodySchema, false) },
   responses: {
     201: jsonResponse("The new key, shown once", createdKey.extend({ replacedId: idSchema("key") })),

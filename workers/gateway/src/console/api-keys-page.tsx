@@ -219,7 +219,7 @@ export async function createKeyFromForm(c: Context<ConsoleEnv>) {
 }
 
 const keyIdOf = (c: Context<ConsoleEnv>) => {
-  const id = c.req.param("apiKeyId");
+  const id = c.req.param("keyId");
   if (!id || !/^key_[0-9a-z]{3,64}$/.test(id)) throw new ConsoleProblem(404, "No such key", "There is no such API key.");
   return id;
 };

@@ -67,8 +67,8 @@ export function consoleApp() {
   });
   app.get("/api-keys", showKeys);
   app.post("/api-keys", createKeyFromForm);
-  app.post("/api-keys/:apiKeyId/revoke", revokeKeyFromForm);
-  app.post("/api-keys/:apiKeyId/replace", replaceKeyFromForm);
+  app.post("/api-keys/:keyId/revoke", revokeKeyFromForm);
+  app.post("/api-keys/:keyId/replace", replaceKeyFromForm);
   app.get("/applications", showApplications);
   app.post("/applications/:grantId/revoke", revokeApplication);
   app.get("/usage", showUsage);

@@ -21,8 +21,8 @@ export const listApiKeys: Handler<"listApiKeys"> = async (c) =>
   c.json({ data: await listKeys(c.var.controlDb, ownerOf(c)) }, 200);
 
 export const getApiKey: Handler<"getApiKey"> = async (c) => {
-  const { apiKeyId } = c.req.valid("param");
-  const apiKey = await getKey(c.var.controlDb, ownerOf(c), apiKeyId);
+  const { keyId } = c.req.valid("param");
+  const apiKey = await getKey(c.var.controlDb, ownerOf(c), keyId);
   const activity = (await activityOf(c.var.controlDb, [apiKey.id])).get(apiKey.id) ?? [];
   return c.json({ apiKey, activity }, 200);
 };
@@ -34,12 +34,12 @@ export const createApiKey: Handler<"createApiKey"> = async (c) => {
 };
 
 export const revokeApiKey: Handler<"revokeApiKey"> = async (c) => {
-  const { apiKeyId } = c.req.valid("param");
-  await revokeKey(c.var.controlDb, ownerOf(c), apiKeyId);
-  return c.json({ deletedId: apiKeyId }, 200);
+  const { keyId } = c.req.valid("param");
+  await revokeKey(c.var.controlDb, ownerOf(c), keyId);
+  return c.json({ deletedId: keyId }, 200);
 };
 
 export const replaceApiKey: Handler<"replaceApiKey"> = async (c) => {
-  const { apiKeyId } = c.req.valid("param");
-  return c.json(await replaceKey(c.var.controlDb, ownerOf(c), apiKeyId), 201);
+  const { keyId } = c.req.valid("param");
+  return c.json(await replaceKey(c.var.controlDb, ownerOf(c), keyId), 201);
 };
