@@ -46,7 +46,7 @@ describe("console sign-in", () => {
 
   it("answers a wrong password and an unknown e-mail alike, in comparable time", async () => {
     const user = await consoleUser();
-    const timed = async (email: string) => {
+    const attempt = async (email: string) => {
       const started = performance.now();
       const response = await new ConsoleBrowser().signIn(email, "not the password");
       return {
@@ -55,14 +55,17 @@ describe("console sign-in", () => {
         ms: performance.now() - started,
       };
     };
-    const wrong = await timed(user.email);
-    const unknown = await timed(`nobody-${crypto.randomUUID()}@test.example`);
-    expect(wrong.status).toBe(401);
-    expect(unknown.status).toBe(401);
-    expect(unknown.body).toBe(wrong.body);
-    expect(text(wrong.body)).toContain("Wrong e-mail or password.");
+    // Three of each (fewer than the account's 5 failures); the fastest of each is the least disturbed by load.
+    const wrong = [await attempt(user.email), await attempt(user.email), await attempt(user.email)];
+    const unknown = await Promise.all([1, 2, 3].map(() => attempt(`nobody-${crypto.randomUUID()}@test.example`)));
+    for (const answer of [...wrong, ...unknown]) {
+      expect(answer.status).toBe(401);
+      expect(answer.body).toBe(wrong[0]?.body);
+    }
+    expect(text(wrong[0]?.body ?? "")).toContain("Wrong e-mail or password.");
     // Without the stand-in derivation an unknown e-mail answers in a fraction of the time.
-    expect(unknown.ms).toBeGreaterThan(wrong.ms / 3);
+    const fastest = (answers: { ms: number }[]) => Math.min(...answers.map((answer) => answer.ms));
+    expect(fastest(unknown)).toBeGreaterThan(fastest(wrong) / 3);
   });
 
   it("locks an account after 5 failed sign-ins, from any address, even with the right password", async () => {
