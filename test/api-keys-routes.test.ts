@@ -47,6 +47,10 @@ describe("/api-keys with a console session", () => {
       key: string;
     };
     expect(key.startsWith(`crm_${apiKey.prefix}_`)).toBe(true);
+    // The public columns only: never the secret's hash, the owner or the organization.
+    expect(Object.keys(apiKey).sort()).toEqual(
+      ["createdAt", "expiresAt", "id", "lastUsedAt", "name", "prefix", "scopes", "workspaceIds"].sort(),
+    );
     expect(apiKey.workspaceIds).toEqual([workspaceId]);
 
     expect((await call("/workspaces", { key })).status).toBe(200);
@@ -69,6 +73,7 @@ describe("/api-keys with a console session", () => {
     };
     expect(replacement.replacedId).toBe(apiKey.id);
     expect(replacement.apiKey.workspaceIds).toEqual([workspaceId]);
+    expect(JSON.stringify(replacement)).not.toMatch(/secretHash|ownerId/);
     expect((await call("/workspaces", { key })).status).toBe(401);
     expect((await call("/workspaces", { key: replacement.key })).status).toBe(200);
 

@@ -42,7 +42,17 @@ const publicColumns = {
 
 type KeyRow = Pick<typeof apiKeys.$inferSelect, keyof typeof publicColumns>;
 
-const toApiKey = (row: KeyRow): ApiKey => ({ ...row, scopes: row.scopes.filter(isScope) });
+/** The key as answered: its public columns only, never the secret's hash or the owner's ids. */
+const toApiKey = (row: KeyRow): ApiKey => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  scopes: row.scopes.filter(isScope),
+  workspaceIds: row.workspaceIds,
+  expiresAt: row.expiresAt,
+  lastUsedAt: row.lastUsedAt,
+  createdAt: row.createdAt,
+});
 
 const ownedLive = (owner: KeyOwner) =>
   and(
