@@ -6,6 +6,7 @@ import { bodyLimit } from "hono/body-limit";
 import { consoleApp } from "./console/console-app";
 import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
+import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
 import type { GatewayCall, OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
@@ -66,7 +67,10 @@ export function createGateway() {
     );
   }
   app.route("/api/v1", api);
+  // The OAuth server lives at the origin, not under /api/v1: its issuer is the origin (DESIGN.md section 3).
+  app.route("/", oauthRoutes);
   app.route("/__dev", seedRoutes);
+  app.route("/__dev/oauth", oauthDevRoutes);
   app.route("/console", consoleApp());
 
   app.notFound((c) => {
