@@ -6,8 +6,8 @@ import { buildWorkers, startStack } from "../../scripts/lib/stack.mjs";
 /**
  * The console as a new user meets it, in a real headless Chromium (Debian's package) against the
  * stack on miniflare: sign in as alice, create a key limited to Sales with `crm:records:read`, copy
- * it from the page, use it, see its activity, revoke it, see it refused. A screenshot of each page
- * goes to `.artifacts/console/`.
+ * it from the page, use it, see its activity, revoke it, see it refused; and consent to an OAuth
+ * application, then revoke it from the console. A screenshot of each page goes to `.artifacts/console/`.
  */
 
 const executablePath = "/usr/bin/chromium";
@@ -149,5 +149,75 @@ describe("the console in a browser", () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL(`${origin}/console/sign-in`);
     expect(problems).toEqual([]);
+  });
+
+  it("sends a signed-out user from an app's authorization request through sign-in to consent, and lists the app", async () => {
+    const redirectUri = "http://127.0.0.1:33418/callback";
+    const registration = await fetch(new URL("/oauth/register", stack.url), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [redirectUri], client_name: "Pipeline Sync", token_endpoint_auth_method: "none" }),
+    });
+    expect(registration.status).toBe(201);
+    const { client_id: clientId } = (await registration.json()) as { client_id: string };
+    const verifier = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+    const challenge = Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))).toString(
+      "base64url",
+    );
+    const authorize = new URL("/oauth/authorize", origin);
+    for (const [name, value] of Object.entries({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope: "crm:records:read tasks:read",
+      state: "state-123",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    }))
+      authorize.searchParams.set(name, value);
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // The app's callback is not served here: the browser's arrival there is the result.
+    let callback: URL | undefined;
+    await page.route(`${redirectUri}**`, async (route) => {
+      callback = new URL(route.request().url());
+      await route.fulfill({ status: 200, contentType: "text/plain", body: "back at the app" });
+    });
+    await page.goto(authorize.href);
+    expect(new URL(page.url()).pathname).toBe("/console/sign-in");
+    await page.getByLabel("E-mail").fill("alice@acme.example");
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((url) => url.pathname === "/oauth/authorize");
+    await expect(page.getByText("Pipeline Sync").first().isVisible()).resolves.toBe(true);
+    await screenshot(page, "oauth-consent");
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL((url) => url.href.startsWith(redirectUri));
+    expect(callback?.searchParams.get("state")).toBe("state-123");
+
+    // At the issuer the browser saw (localhost), as the app would.
+    const token = await fetch(new URL("/oauth/token", origin), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: callback?.searchParams.get("code") ?? "",
+        redirect_uri: redirectUri,
+        client_id: clientId,
+        code_verifier: verifier,
+      }),
+    });
+    expect(token.status).toBe(200);
+    expect(((await token.json()) as { scope: string }).scope.split(" ").sort()).toEqual(["crm:records:read", "tasks:read"]);
+
+    await page.goto(`${origin}/console/applications`);
+    const row = page.locator("tr", { hasText: "Pipeline Sync" });
+    await expect(row.textContent()).resolves.toContain("crm:records:read, tasks:read");
+    await screenshot(page, "applications-authorized");
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await page.waitForURL(`${origin}/console/applications`);
+    await expect(page.locator("tr", { hasText: "Pipeline Sync" }).count()).resolves.toBe(0);
+    await context.close();
   });
 });
