@@ -1,6 +1,7 @@
 import { control } from "@crm/db";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Context } from "hono";
+import { revokeGrant } from "../oauth/grants";
 import type { ConsoleEnv } from "./console-env";
 import { ConsoleProblem } from "./forms";
 import { CsrfField, formatTime, Layout } from "./layout";
@@ -60,14 +61,15 @@ export async function showApplications(c: Context<ConsoleEnv>) {
   );
 }
 
-/** Revokes one of the user's grants: refresh stops at once, its access tokens within 60 s (DESIGN.md section 3). */
+/** Revokes one of the user's grants (`revokeGrant` of the OAuth server): refresh stops at once, its access tokens within 60 s. */
 export async function revokeApplication(c: Context<ConsoleEnv>) {
   const grantId = c.req.param("grantId") ?? "";
-  const [revoked] = await c.var.controlDb
-    .update(oauthGrants)
-    .set({ revokedAt: Date.now() })
-    .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.userId, c.var.signedIn.user.id), isNull(oauthGrants.revokedAt)))
-    .returning({ id: oauthGrants.id });
-  if (!revoked) throw new ConsoleProblem(404, "No such application", "There is no such authorized application.");
+  const db = c.var.controlDb;
+  const [grant] = await db
+    .select({ id: oauthGrants.id })
+    .from(oauthGrants)
+    .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.userId, c.var.signedIn.user.id), isNull(oauthGrants.revokedAt)));
+  if (!grant) throw new ConsoleProblem(404, "No such application", "There is no such authorized application.");
+  await revokeGrant(db, grant.id, Date.now());
   return c.redirect("/console/applications", 303);
 }
