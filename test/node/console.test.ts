@@ -17,7 +17,7 @@ const password = "correct horse battery staple";
 type DemoOrganization = { name: string; workspaces: { id: string; name: string }[]; users: { email: string; apiKey: string }[] };
 let browser: Browser;
 let stack: Awaited<ReturnType<typeof startStack>>;
-/** `localhost`, not 127.0.0.1: Chromium treats it as a secure context, so it keeps the `__Host-` (Secure) cookie. */
+/** Plain http on `localhost`: a secure context to Chromium (127.0.0.1 is too), so it keeps the Secure `__Host-` cookie. */
 let origin: string;
 
 /**
