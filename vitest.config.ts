@@ -50,6 +50,7 @@ export default defineConfig({
               bindings: {
                 GATEWAY_CONTEXT_SECRET_US: contextSecrets.us,
                 GATEWAY_CONTEXT_SECRET_EU: contextSecrets.eu,
+                IDENTITY_SECRET: "test-identity-secret",
                 DEV_TOOLS: "true",
                 RECEIVER_URL: inject("receiverUrl"),
                 CONTROL_MIGRATIONS: await readD1Migrations("migrations/control"),
@@ -66,6 +67,9 @@ export default defineConfig({
         ],
         test: {
           name: "stack",
+          // A guard against hangs, not a performance check: a test that sends a few hundred
+          // requests takes seconds on a busy machine, and benchmarks measure speed.
+          testTimeout: 30_000,
           include: ["test/**/*.test.ts", "workers/*/src/**/*.test.ts", "workers/*/test/**/*.test.ts"],
           exclude: ["test/node/**"],
           setupFiles: ["test/setup.ts"],
