@@ -227,6 +227,8 @@ describe("PATCH and DELETE /inbox/views/{inboxViewId}", () => {
     });
     expect(renamed.view.updatedAt).toBeGreaterThanOrEqual(view.updatedAt);
     expect((await patch({ emoji: null })).view.emoji).toBeNull();
+    const ben = await addInboxMember(workspace, "member", "all");
+    expect((await patch({ memberUserIds: [ben.userId, ben.userId] })).view.memberUserIds).toEqual([ben.userId]);
     const shared = await patch({ visibility: "workspace" });
     expect(shared.view.memberUserIds).toEqual([]);
     const members = await workspace.db

@@ -155,12 +155,9 @@ export async function updateInboxViewOf(
     visibility,
     updatedAt: Date.now(),
   };
-  const members =
-    visibility !== "restricted"
-      ? memberStatements(db, row.id, [])
-      : changes.memberUserIds
-        ? memberStatements(db, row.id, changes.memberUserIds)
-        : [];
+  // Only a restricted view lists members: leaving it drops them, `memberUserIds` replaces them.
+  const listed = visibility === "restricted" ? changes.memberUserIds : [];
+  const members = listed ? memberStatements(db, row.id, listed) : [];
   await runBatch(db, [
     db
       .update(inboxViews)
