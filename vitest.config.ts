@@ -50,6 +50,7 @@ export default defineConfig({
               bindings: {
                 GATEWAY_CONTEXT_SECRET_US: contextSecrets.us,
                 GATEWAY_CONTEXT_SECRET_EU: contextSecrets.eu,
+                IDENTITY_SECRET: "test-identity-secret",
                 DEV_TOOLS: "true",
                 RECEIVER_URL: inject("receiverUrl"),
                 CONTROL_MIGRATIONS: await readD1Migrations("migrations/control"),

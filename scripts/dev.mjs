@@ -18,6 +18,11 @@ if (!existsSync(secretsFile)) {
   writeFileSync(secretsFile, JSON.stringify({ GATEWAY_CONTEXT_SECRET: secret(), CURSOR_SECRET: secret() }, null, 2));
 }
 const secrets = JSON.parse(readFileSync(secretsFile, "utf8"));
+// Added with issue 12: a secrets file written before then gets it now, keeping the others.
+if (!secrets.IDENTITY_SECRET) {
+  secrets.IDENTITY_SECRET = randomBytes(32).toString("base64url");
+  writeFileSync(secretsFile, JSON.stringify(secrets, null, 2));
+}
 // wrangler reads local secrets from .dev.vars beside each Worker's config. DEV_TOOLS turns on the seed route.
 // Both regional configs live in workers/api and so read one .dev.vars: locally the two regions share
 // one context secret (a deployment gives each its own, docs/deploy.md); the region a context names
@@ -25,7 +30,14 @@ const secrets = JSON.parse(readFileSync(secretsFile, "utf8"));
 const devVars = (vars) =>
   `${[...Object.entries(vars).map(([name, value]) => `${name}=${value}`), "DEV_TOOLS=true"].join("\n")}\n`;
 const contextSecret = secrets.GATEWAY_CONTEXT_SECRET;
-writeFileSync(".dev.vars", devVars({ GATEWAY_CONTEXT_SECRET_US: contextSecret, GATEWAY_CONTEXT_SECRET_EU: contextSecret }));
+writeFileSync(
+  ".dev.vars",
+  devVars({
+    GATEWAY_CONTEXT_SECRET_US: contextSecret,
+    GATEWAY_CONTEXT_SECRET_EU: contextSecret,
+    IDENTITY_SECRET: secrets.IDENTITY_SECRET,
+  }),
+);
 // Local receivers (http://127.0.0.1:<port>) may subscribe to webhooks in the dev stack only.
 writeFileSync(
   "workers/api/.dev.vars",

@@ -12,6 +12,7 @@ const contextSecrets = { us: "stack-context-secret-us", eu: "stack-context-secre
 const gatewaySecrets = {
   GATEWAY_CONTEXT_SECRET_US: contextSecrets.us,
   GATEWAY_CONTEXT_SECRET_EU: contextSecrets.eu,
+  IDENTITY_SECRET: "stack-identity-secret",
   DEV_TOOLS: "true",
 };
 const regionSecrets = (region) => ({

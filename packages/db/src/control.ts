@@ -1,6 +1,9 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-/** Control plane: the gateway's global D1. Who is who, which organization lives in which region. */
+/**
+ * Control plane: the gateway's global D1. Who is who, which organization lives in which region.
+ * Console sessions and the OAuth server's tables are in `control-identity.ts`.
+ */
 
 export const organizations = sqliteTable("organizations", {
   id: text("id").primaryKey(),
@@ -13,6 +16,8 @@ export const users = sqliteTable("users", {
   id: text("id").primaryKey(),
   email: text("email").notNull().unique(),
   name: text("name").notNull(),
+  /** `pbkdf2-sha256$<iterations>$<salt>$<hash>`; null for a user who cannot sign in to the console. */
+  passwordHash: text("password_hash"),
   createdAt: integer("created_at").notNull(),
 });
 
@@ -97,3 +102,5 @@ export const tokenUsage = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.organizationId, table.day, table.route] })],
 );
+
+export * from "./control-identity";

@@ -15,6 +15,11 @@ export interface GatewayEnv {
   /** Sign the actor context for each region; a region holds only its own, so no context serves another region. */
   GATEWAY_CONTEXT_SECRET_US: string;
   GATEWAY_CONTEXT_SECRET_EU: string;
+  /**
+   * Protects identity: CSRF tokens of console forms, consent references, and (encrypted at rest) the
+   * private halves of the OAuth signing keys. Each use derives its own key from it (identity/identity-secret.ts).
+   */
+  IDENTITY_SECRET: string;
   /** Multiplies every rate-limit budget; set only by the benchmark, which measures the pipeline rather than refusals. */
   RATE_LIMIT_FACTOR?: string;
   /** "true" only in the local stack and tests: enables the demo seed route. */
@@ -46,6 +51,7 @@ export function assertGatewayEnv(env: GatewayEnv): void {
     "RATE_LIMITER",
     "GATEWAY_CONTEXT_SECRET_US",
     "GATEWAY_CONTEXT_SECRET_EU",
+    "IDENTITY_SECRET",
   ] as const;
   const missing = required.filter((name) => !env[name]);
   if (missing.length > 0) throw new Error(`Gateway misconfigured: missing ${missing.join(", ")}`);
