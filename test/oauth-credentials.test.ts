@@ -150,7 +150,9 @@ describe("OAuth access tokens on API routes", () => {
       json: { objectTypeId: "oty_x", fields: {} },
     });
     expect(write.status).toBe(403);
-    expect(((await write.json()) as { error: { details: unknown } }).error.details).toEqual({ requiredScope: "crm:records:write" });
+    expect(((await write.json()) as { error: { details: unknown } }).error.details).toEqual({
+      requiredScope: "crm:records:write",
+    });
     expect((await call(`/crm/objects?workspaceId=${sales.id}`, { key: readOnly.accessToken })).status).toBe(403);
   });
 
