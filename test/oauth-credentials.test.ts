@@ -247,3 +247,27 @@ describe("a revoked grant", () => {
     expect(body.error.message).toContain("revoked");
   });
 });
+
+describe("the OpenAPI document's OAuth scheme", () => {
+  it("names the real endpoints and describes every scope in words", async () => {
+    const document = (await (await call("/openapi.json")).json()) as {
+      components: { securitySchemes: { ServiceOAuth: { flows: Record<string, Record<string, unknown>> } } };
+    };
+    const { authorizationCode, clientCredentials } = document.components.securitySchemes.ServiceOAuth.flows;
+    expect(authorizationCode).toMatchObject({
+      authorizationUrl: `${origin}/oauth/authorize`,
+      tokenUrl: `${origin}/oauth/token`,
+      refreshUrl: `${origin}/oauth/token`,
+    });
+    expect(clientCredentials).toMatchObject({ tokenUrl: `${origin}/oauth/token` });
+    for (const flow of [authorizationCode, clientCredentials]) {
+      const described = flow?.scopes as Record<string, string>;
+      expect(Object.keys(described).sort()).toEqual([...allScopes].sort());
+      for (const [scope, description] of Object.entries(described)) {
+        // Words a person reads, not the scope's name spelled out again.
+        expect(description, scope).toMatch(/^[A-Z][a-z]+[ ,]/);
+        expect(description, scope).not.toContain(scope.replaceAll(":", " "));
+      }
+    }
+  });
+});
