@@ -78,8 +78,8 @@ describe("tasks", () => {
       title: "Send the proposal",
       status: "todo",
       descriptionHtml:
-        '<p>Include <b>pricing</b> &amp; terms</p><a>x</a><a href="https://example.com" target="_blank" rel="noopener noreferrer">site</a><div>styled</div>',
-      descriptionPlain: "Include pricing & terms\nxsite\nstyled",
+        '<p>Include <b>pricing</b> &amp; terms</p><a>x</a><a href="https://example.com" target="_blank" rel="noopener noreferrer nofollow">site</a><div>styled</div>',
+      descriptionPlain: "Include pricing & terms\n\nxsite\nstyled",
       dueAt: 1767571200000,
       assigneeUserIds: [bob.id, alice.id],
       linkedResources: [
@@ -178,7 +178,7 @@ describe("tasks", () => {
       status: "in_progress",
       dueAt: null,
       descriptionHtml: "<h1>Plan</h1><p>Step <i>one</i></p>",
-      descriptionPlain: "Plan\nStep one",
+      descriptionPlain: "Plan\n\nStep one",
     });
     await expectStatus(400, `/tasks/${task.id}`, { method: "PATCH", key, json: { recordId } });
     await expectStatus(400, `/tasks/${task.id}`, { method: "PATCH", key, json: { status: "waiting" } });
@@ -243,7 +243,7 @@ describe("notes", () => {
       recordId: record,
       title: "Call summary",
       contentHtml: "<p>Wants a <em>demo</em></p><a>bad</a>",
-      contentPlain: "Wants a demo\nbad",
+      contentPlain: "Wants a demo\n\nbad",
     });
     expect(note).not.toHaveProperty("meetingId");
     expect((await expectStatus<{ note: Note }>(200, `/notes/${note.id}`, { key })).note).toEqual(note);
@@ -267,5 +267,61 @@ describe("notes", () => {
     await expectStatus(404, `/notes/${note.id}`, { key });
     for (const type of ["note.created", "note.updated", "note.deleted"]) expect(await outboxCount(type, note.id)).toBe(1);
     await expectStatus(400, `/records/${record}/notes`, { method: "POST", key, json: { contentHtml: "<p>no title</p>" } });
+  });
+});
+
+describe("stored HTML", () => {
+  // Both were stored as live script by the HTMLRewriter sanitizer, which read `<xmp>` and
+  // `<noembed>` as text and then unwrapped them (issue 11).
+  const xmp = "<b><xmp></b><script>alert(1)</script></xmp>";
+  const noembed = "<p>Hi</p><noembed><img src=x onerror=alert(1)></noembed>";
+
+  it("of tasks turns the <xmp> and <noembed> tricks into harmless markup, on create and update", async () => {
+    const { task } = await createTask({ title: "Raw text", descriptionHtml: xmp });
+    expect(task).toMatchObject({ descriptionHtml: "<b></b>", descriptionPlain: "" });
+    const updated = await expectStatus<{ task: Task }>(200, `/tasks/${task.id}`, {
+      method: "PATCH",
+      key,
+      json: { descriptionHtml: noembed },
+    });
+    expect(updated.task).toMatchObject({ descriptionHtml: "<p>Hi</p>", descriptionPlain: "Hi" });
+    expect((await expectStatus<{ task: Task }>(200, `/tasks/${task.id}`, { key })).task.descriptionHtml).toBe("<p>Hi</p>");
+  });
+
+  it("of notes turns the <xmp> and <noembed> tricks into harmless markup, on create and update", async () => {
+    const record = await newRecord();
+    const { note } = await expectStatus<{ note: Note }>(201, `/records/${record}/notes`, {
+      method: "POST",
+      key,
+      json: { title: "Raw text", contentHtml: noembed },
+    });
+    expect(note).toMatchObject({ contentHtml: "<p>Hi</p>", contentPlain: "Hi" });
+    const updated = await expectStatus<{ note: Note }>(200, `/notes/${note.id}`, {
+      method: "PATCH",
+      key,
+      json: { contentHtml: `<p>Call</p>${xmp}` },
+    });
+    expect(updated.note).toMatchObject({ contentHtml: "<p>Call</p><b></b>", contentPlain: "Call" });
+    expect((await expectStatus<{ note: Note }>(200, `/notes/${note.id}`, { key })).note.contentHtml).toBe("<p>Call</p><b></b>");
+  });
+
+  it("nested thousands of levels deep is refused with 400, not a stack overflow", async () => {
+    const error = await createTask({ title: "Deep", descriptionHtml: "<div>".repeat(5_000) }, recordId, 400);
+    expect(error.error).toMatchObject({
+      code: "invalid_request",
+      message: expect.stringContaining("nested more than 512 levels"),
+    });
+    const record = await newRecord();
+    const json = { title: "Deep", contentHtml: "<b>".repeat(600) };
+    const noteError = await expectStatus<ErrorBody>(400, `/records/${record}/notes`, { method: "POST", key, json });
+    expect(noteError.error.code).toBe("invalid_request");
+  });
+
+  it("that the parser would multiply (formatting left open across paragraphs) is refused with 400", async () => {
+    // 30 KB that parses into ~170 000 elements: each of the 4 000 paragraphs re-creates the 42 open tags.
+    const tags = ["a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"];
+    const descriptionHtml = `<p>${tags.map((name) => `<${name}>`.repeat(3)).join("")}</p>${"<p>y</p>".repeat(4_000)}`;
+    const error = await createTask({ title: "Growing", descriptionHtml }, recordId, 400);
+    expect(error.error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("more than 50000 elements") });
   });
 });

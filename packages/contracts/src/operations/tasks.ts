@@ -47,7 +47,7 @@ const recordParams = z.object({ recordId: pathId("recordId", "rec") });
 const taskParams = z.object({ taskId: pathId("taskId", "task") });
 
 const htmlNote =
-  "`descriptionHtml` is sanitized (no scripts, event handlers, `javascript:` links or styles that load resources); `descriptionPlain` is derived from it when not given.";
+  "`descriptionHtml` is parsed as a browser parses it and kept to an allowlist: formatting elements, http(s) and mailto links, http(s) images and six plain style properties; scripts, event handlers, SVG and MathML are dropped. HTML whose parsed tree would exceed 50 000 elements or 512 levels is 400. `descriptionPlain` is derived from it when not given.";
 
 export const createTask = defineOperation({
   operationId: "createTask",

@@ -33,7 +33,7 @@ const loadNote = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRol
 export async function createNoteOn(context: ServiceContext, recordId: string, input: BodyOf<typeof operations.createNote>) {
   const { db, actor } = context;
   const record = await loadRecord(context, recordId, "member");
-  const { html, plain } = await sanitizedContent(input.contentHtml, input.contentPlain);
+  const { html, plain } = sanitizedContent("contentHtml", input.contentHtml, input.contentPlain);
   const now = Date.now();
   const row: NoteRow = {
     id: newId("note", now),
@@ -69,7 +69,7 @@ export async function updateNoteOf(context: ServiceContext, noteId: string, chan
   const note = await loadNote(context, noteId, "member");
   const content =
     changes.contentHtml !== undefined
-      ? await sanitizedContent(changes.contentHtml, changes.contentPlain)
+      ? sanitizedContent("contentHtml", changes.contentHtml, changes.contentPlain)
       : { html: note.contentHtml, plain: changes.contentPlain ?? note.contentPlain };
   const now = Date.now();
   const updated: NoteRow = {

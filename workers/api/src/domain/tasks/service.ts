@@ -37,7 +37,7 @@ export async function createTaskOn(
   const assigneeUserIds = [...new Set(input.assigneeUserIds ?? [])];
   await checkAssignees(db, record.workspaceId, assigneeUserIds);
   const linked = input.conversationId ? [await linkedConversation(db, record.workspaceId, input.conversationId)] : [];
-  const { html, plain } = await sanitizedContent(input.descriptionHtml, input.descriptionPlain);
+  const { html, plain } = sanitizedContent("descriptionHtml", input.descriptionHtml, input.descriptionPlain);
   const now = Date.now();
   const row: TaskRow = {
     id: newId("task", now),
@@ -87,7 +87,7 @@ export async function updateTaskOf(
   if (changes.assigneeUserIds) await checkAssignees(db, task.workspaceId, assigneeUserIds);
   const content =
     changes.descriptionHtml !== undefined
-      ? await sanitizedContent(changes.descriptionHtml, changes.descriptionPlain)
+      ? sanitizedContent("descriptionHtml", changes.descriptionHtml, changes.descriptionPlain)
       : { html: task.descriptionHtml, plain: changes.descriptionPlain ?? task.descriptionPlain };
   const now = Date.now();
   const updated: TaskRow = {
@@ -221,7 +221,7 @@ export interface SourceManagedTask {
  * belong to the source (409 `source_managed_task` on change or delete); assignees stay editable.
  */
 export async function createSourceManagedTask(db: Database, input: SourceManagedTask, now = Date.now()) {
-  const { html, plain } = await sanitizedContent(input.descriptionHtml, undefined);
+  const { html, plain } = sanitizedContent("descriptionHtml", input.descriptionHtml, undefined);
   const row: TaskRow = {
     id: newId("task", now),
     workspaceId: input.workspaceId,
