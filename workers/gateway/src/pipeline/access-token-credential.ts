@@ -5,7 +5,7 @@ import { type AccessTokenClaims, accessTokenType } from "../identity/access-toke
 import { accessTokenLifetimeSeconds, signingAlgorithm } from "../identity/signing-keys";
 import { verificationKeys } from "./access-token-keys";
 import type { Actor } from "./authenticate";
-import { selectOrganization } from "./authorize";
+import { organizationHeader, selectOrganization } from "./authorize";
 import { invalidToken, noKnownScope } from "./credential-errors";
 import type { OperationRequest } from "./operation-call";
 import { organizationById, userOrganizations } from "./organization-memberships";
@@ -98,7 +98,7 @@ export async function accessTokenActor(
   const bound = claims.org ? choices.filter((choice) => choice.id === claims.org) : choices;
   const [only] = bound;
   if (!only) throw invalidToken("revoked");
-  const organization = claims.org ? only : selectOrganization(request, bound, null);
+  const organization = claims.org ? only : selectOrganization(bound, request.headers.get(organizationHeader), null);
   return {
     organizationId: organization.id,
     region: organization.region,

@@ -5,6 +5,7 @@ import { accessTokenActor, isJwt, restAudience, verifyAccessToken } from "./acce
 import { kidOf, needsKeyLoad } from "./access-token-keys";
 import { rateLimited } from "./admit";
 import { authenticateApiKey, isApiKey, needsLookup } from "./api-key-credential";
+import { organizationHeader } from "./authorize";
 import { invalidToken, unauthorized } from "./credential-errors";
 import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
 import { revokedGrantsDue } from "./revoked-grants";
@@ -70,7 +71,7 @@ export async function authenticate(call: GatewayCall, request: OperationRequest,
     if (session !== null) {
       await failures.guard();
       const consoleSession = await consoleSessionOf(call.controlDb, call.env.IDENTITY_SECRET, session, request, now);
-      return await sessionActor(call.controlDb, consoleSession, request, now);
+      return await sessionActor(call.controlDb, consoleSession, request.headers.get(organizationHeader), now);
     }
     const token = bearerToken(authorization);
     if (isApiKey(token)) {

@@ -11,17 +11,16 @@ const organizationMismatch = () =>
 
 /**
  * The organization a user credential that is not bound to one (an OAuth token without `org`, a
- * console session) acts in, DESIGN.md section 3: the one `X-Service-Organization-Id` names, which
+ * console session) acts in, DESIGN.md section 3: the one requested (`X-Service-Organization-Id`), which
  * must be one of the user's (400 `organization_mismatch` otherwise, whether or not it exists, so the
  * answer tells nothing about other organizations); else the session's chosen one; else the user's
  * only organization; else 400 `organization_required` listing the user's organizations.
  */
 export function selectOrganization(
-  request: OperationRequest,
   choices: readonly OrganizationChoice[],
+  requested: string | null,
   preferred: string | null,
 ): OrganizationChoice {
-  const requested = request.headers.get(organizationHeader);
   const wanted = requested ?? preferred;
   if (wanted !== null) {
     const chosen = choices.find((choice) => choice.id === wanted);

@@ -52,18 +52,18 @@ export async function consoleSessionOf(
 
 /**
  * The actor of a console session: its user with every scope (the console acts for the person
- * signed in; their role still limits what they do), in the organization the request names, the
- * one chosen in the console, or their only one.
+ * signed in; their role still limits what they do), in the organization requested
+ * (`X-Service-Organization-Id`), else the one chosen in the console, else their only one.
  */
 export async function sessionActor(
   db: DrizzleD1Database,
-  session: ConsoleSession,
-  request: OperationRequest,
+  session: Pick<ConsoleSession, "id" | "userId" | "organizationId">,
+  requestedOrganizationId: string | null,
   now = Date.now(),
 ): Promise<Actor> {
   const choices = await userOrganizations(db, session.userId, now);
   if (choices.length === 0) throw invalidToken("revoked");
-  const organization = selectOrganization(request, choices, session.organizationId);
+  const organization = selectOrganization(choices, requestedOrganizationId, session.organizationId);
   return {
     organizationId: organization.id,
     region: organization.region,
