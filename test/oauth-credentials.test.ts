@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { scopes as allScopes } from "@crm/contracts";
+import { scopes as allScopes, catalogue } from "@crm/contracts";
 import { control, newId } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
@@ -268,6 +268,31 @@ describe("the OpenAPI document's OAuth scheme", () => {
         expect(description, scope).toMatch(/^[A-Z][a-z]+[ ,]/);
         expect(description, scope).not.toContain(scope.replaceAll(":", " "));
       }
+    }
+  });
+});
+
+describe("OAuth access tokens on every bearer operation of the catalogue", () => {
+  it("401 for a token of another audience, 403 insufficient_scope naming the scope a token lacks", async () => {
+    const { alice, acme } = await cast();
+    const mcpToken = (await grantToken({ userId: alice.id, organizationId: acme.id, audience: `${origin}/mcp` })).accessToken;
+    const bearerOperations = catalogue.filter((operation) => operation.auth === "bearer");
+    expect(bearerOperations.length).toBeGreaterThan(10);
+    for (const operation of bearerOperations) {
+      const name = `${operation.method.toUpperCase()} ${operation.path}`;
+      // Both refusals come before the request is routed, so placeholder ids and no body will do.
+      const request = (token: string) =>
+        call(operation.path.replaceAll(/\{[^}]+\}/g, "zz_000000"), { method: operation.method.toUpperCase(), key: token });
+      expect((await request(mcpToken)).status, name).toBe(401);
+      if (!operation.scope) continue;
+      const lacking = await grantToken({
+        userId: alice.id,
+        organizationId: acme.id,
+        scopes: allScopes.filter((scope) => scope !== operation.scope),
+      });
+      const response = await request(lacking.accessToken);
+      expect(response.status, name).toBe(403);
+      expect(response.headers.get("www-authenticate"), name).toContain(`scope="${operation.scope}"`);
     }
   });
 });

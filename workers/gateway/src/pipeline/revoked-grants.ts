@@ -25,7 +25,7 @@ async function loadRevokedGrants(db: DrizzleD1Database, now: number): Promise<Re
   return new Set(rows.map((row) => row.id));
 }
 
-/** Whether reading the grant list is due (it is older than `refreshMs`, or was never read). */
+/** Whether reading the grant list is due: never read, older than `refreshMs`, or read "in the future" (a clock set back). */
 export const revokedGrantsDue = (now = Date.now()): boolean =>
   revoked === undefined || now - revoked.loadedAt >= revokedGrantsRefreshMs || now < revoked.loadedAt;
 
