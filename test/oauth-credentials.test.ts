@@ -6,7 +6,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type AccessTokenSubject, signAccessToken } from "../workers/gateway/src/identity/access-tokens";
-import { activeSigningKey } from "../workers/gateway/src/identity/signing-keys";
+import { activeSigningKey, rotateSigningKey } from "../workers/gateway/src/identity/signing-keys";
 import { revokedGrantsRefreshMs } from "../workers/gateway/src/pipeline/revoked-grants";
 import { type ErrorBody, objectTypesOf, unique } from "./crm";
 import { baseUrl, call, cast } from "./stack";
@@ -225,7 +225,7 @@ describe("OAuth access tokens on API routes", () => {
   });
 });
 
-describe("a revoked grant", () => {
+describe("what an isolate keeps and refreshes on a clock", () => {
   afterEach(() => {
     vi.useRealTimers();
   });
@@ -245,6 +245,22 @@ describe("a revoked grant", () => {
     const { response, body } = await workspaces(accessToken);
     expect(response.status).toBe(401);
     expect(body.error.message).toContain("revoked");
+  });
+
+  it("accepts a token of a key rotated in since it loaded the keys (one reload, at most every 5 s)", async () => {
+    const { alice, acme } = await cast();
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"], now: start });
+    const before = await grantToken({ userId: alice.id, organizationId: acme.id });
+    expect((await workspaces(before.accessToken)).response.status).toBe(200);
+
+    vi.setSystemTime(start + 5_000);
+    await rotateSigningKey(db(), env.IDENTITY_SECRET);
+    const after = await grantToken({ userId: alice.id, organizationId: acme.id });
+    expect(after.accessToken.split(".")[0]).not.toBe(before.accessToken.split(".")[0]);
+    expect((await workspaces(after.accessToken)).response.status).toBe(200);
+    // The retired key is still published: its tokens live out their hour.
+    expect((await workspaces(before.accessToken)).response.status).toBe(200);
   });
 });
 

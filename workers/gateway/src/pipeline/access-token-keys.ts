@@ -35,15 +35,13 @@ export const needsKeyLoad = (kid: string, now = Date.now()): boolean =>
 
 /** The key resolver for a token naming `kid`, the set reloaded first if the kid is new and a reload is due. */
 export function verificationKeys(db: DrizzleD1Database, kid: string, now = Date.now()): Promise<JWTVerifyGetKey> {
-  if (keySet === undefined || needsKeyLoad(kid, now)) {
-    const loading = loadKeySet(db, now);
-    keySet = loading;
-    loadedAt = now;
-    // A failed read (database busy) must not stand in for the keys until the next reload.
-    loading.catch(() => {
-      if (keySet === loading) keySet = undefined;
-    });
-    return loading;
-  }
-  return keySet;
+  if (keySet && !needsKeyLoad(kid, now)) return keySet;
+  const loading = loadKeySet(db, now);
+  keySet = loading;
+  loadedAt = now;
+  // A failed read (database busy) must not stand in for the keys until the next reload.
+  loading.catch(() => {
+    if (keySet === loading) keySet = undefined;
+  });
+  return loading;
 }
