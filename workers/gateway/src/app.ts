@@ -5,6 +5,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
+import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
 import type { GatewayCall, OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
@@ -65,7 +66,10 @@ export function createGateway() {
     );
   }
   app.route("/api/v1", api);
+  // The OAuth server lives at the origin, not under /api/v1: its issuer is the origin (DESIGN.md section 3).
+  app.route("/", oauthRoutes);
   app.route("/__dev", seedRoutes);
+  app.route("/__dev/oauth", oauthDevRoutes);
 
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;

@@ -6,7 +6,7 @@ import { toBase64Url } from "@crm/contracts";
  * token, a consent reference) is never valid for another, and the signing keys' wrapping key is
  * never used to sign anything.
  */
-export type IdentityKeyPurpose = "csrf" | "consent-request" | "signing-key-wrap";
+type IdentityKeyPurpose = "csrf" | "consent-request" | "signing-key-wrap";
 
 const encoder = new TextEncoder();
 const derived = new Map<string, Promise<CryptoKey>>();
@@ -36,7 +36,7 @@ function derive(secret: string, purpose: IdentityKeyPurpose, algorithm: DerivedA
 }
 
 /** HMAC-SHA-256 key of one purpose. */
-export const identityHmacKey = (secret: string, purpose: "csrf" | "consent-request") =>
+const identityHmacKey = (secret: string, purpose: "csrf" | "consent-request") =>
   derive(secret, purpose, { name: "HMAC", hash: "SHA-256", length: 256 }, ["sign", "verify"]);
 
 /** AES-256-GCM key that encrypts the signing keys' private halves at rest. */

@@ -1,0 +1,104 @@
+import type { Scope } from "@crm/contracts";
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+import { findClient, type OAuthClient } from "./clients";
+import { optional, paramsOf } from "./form";
+import { OAuthError } from "./oauth-error";
+import { challengePattern } from "./pkce";
+import { parseScopes } from "./requested-scopes";
+import { resolveResource } from "./resources";
+
+/** An authorization request that passed every check: what the consent page shows and the code binds. */
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  scopes: Scope[];
+  state: string | null;
+  codeChallenge: string;
+  resource: string;
+}
+
+/**
+ * A failure before the client and its redirect URI are known to be valid: shown on a page of our
+ * own, never sent to a redirect URI that nobody registered (RFC 6749 section 4.1.2.1).
+ */
+export class AuthorizationPageError extends Error {
+  constructor(
+    readonly title: string,
+    readonly description: string,
+    readonly status: 400 | 401 | 403 | 413 = 400,
+  ) {
+    super(description);
+    this.name = "AuthorizationPageError";
+  }
+}
+
+/** A failure once the redirect URI is trusted: the client learns it at that URI, with its `state`. */
+export class AuthorizationRedirectError extends Error {
+  constructor(
+    readonly redirectUri: string,
+    readonly state: string | null,
+    readonly error: OAuthError,
+  ) {
+    super(error.description);
+    this.name = "AuthorizationRedirectError";
+  }
+}
+
+const maxStateLength = 1024;
+
+/**
+ * Checks `GET /oauth/authorize`'s query in the order RFC 6749 asks: first the client and the exact
+ * redirect URI (failures → page), then everything else (failures → redirect with `error`).
+ */
+export async function parseAuthorizationRequest(
+  db: DrizzleD1Database,
+  origin: string,
+  search: URLSearchParams,
+): Promise<{ client: OAuthClient; request: AuthorizationRequest }> {
+  const params = paramsOf(search);
+  if ("repeated" in params)
+    throw new AuthorizationPageError("Invalid authorization request", `The parameter ${params.repeated} is repeated.`);
+  const clientId = optional(params, "client_id");
+  if (clientId === null) throw new AuthorizationPageError("Invalid authorization request", "The request names no client_id.");
+  const client = await findClient(db, clientId);
+  if (!client) throw new AuthorizationPageError("Unknown application", "No application is registered with this client_id.");
+  const redirectUri = optional(params, "redirect_uri");
+  if (redirectUri === null || !client.redirectUris.includes(redirectUri))
+    throw new AuthorizationPageError(
+      "Invalid redirect URI",
+      "The redirect_uri is missing or is not one the application registered, so we cannot send you back to it.",
+    );
+
+  const state = optional(params, "state");
+  const fail = (code: OAuthError["code"], description: string) =>
+    new AuthorizationRedirectError(
+      redirectUri,
+      state !== null && state.length <= maxStateLength ? state : null,
+      new OAuthError(code, description),
+    );
+  if (state !== null && state.length > maxStateLength)
+    throw fail("invalid_request", `state is longer than ${maxStateLength} characters`);
+  if (optional(params, "response_type") !== "code") throw fail("unsupported_response_type", 'response_type must be "code"');
+  if (!client.grantTypes.includes("authorization_code"))
+    throw fail("unauthorized_client", "This client may not use the authorization code grant");
+  const method = optional(params, "code_challenge_method");
+  const codeChallenge = optional(params, "code_challenge");
+  if (codeChallenge === null || method === null)
+    throw fail("invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256");
+  if (method !== "S256") throw fail("invalid_request", "code_challenge_method must be S256; plain is not supported");
+  if (!challengePattern.test(codeChallenge))
+    throw fail("invalid_request", "code_challenge is not an S256 challenge (43 base64url characters)");
+  const scopes = parseScopes(optional(params, "scope"));
+  if ("problem" in scopes) throw fail("invalid_scope", scopes.problem);
+  const resource = resolveResource(origin, optional(params, "resource"));
+  if (resource === null) throw fail("invalid_target", "resource must be this API or its MCP endpoint");
+  return { client, request: { clientId, redirectUri, scopes: scopes.scopes, state, codeChallenge, resource } };
+}
+
+/** The client's redirect URI with the response parameters added (its own query kept), and `iss` (RFC 9207). */
+export function redirectTo(redirectUri: string, issuer: string, parameters: Record<string, string | null>): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(parameters)) if (value !== null) url.searchParams.append(name, value);
+  url.searchParams.append("iss", issuer);
+  return url.href;
+}

@@ -1,0 +1,18 @@
+import { admit, anonymousWindow, RATE_LIMITS, scaledBudgets } from "@crm/rate-limiter";
+import type { GatewayEnv } from "../env";
+import { OAuthError } from "./oauth-error";
+
+/**
+ * The token and registration endpoints take no bearer credential, so nothing but the client's
+ * address limits them: 60 requests a minute per IPv4 address or IPv6 /64, on a counter of their
+ * own (`oauth:…`), apart from public reads and from failed API authentications.
+ */
+export async function admitOAuthClient(env: GatewayEnv, request: Request): Promise<void> {
+  const budgets = env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS;
+  const window = anonymousWindow(request.headers.get("cf-connecting-ip") ?? "unknown", budgets);
+  const admittance = await admit(env.RATE_LIMITER, [{ ...window, key: `oauth:${window.key}` }]);
+  if (!admittance.allowed) {
+    const retryAfterSeconds = Math.ceil(admittance.refusing.retryAfterMs / 1000);
+    throw new OAuthError("rate_limited", "Public API rate limit exceeded", { "retry-after": String(retryAfterSeconds) });
+  }
+}

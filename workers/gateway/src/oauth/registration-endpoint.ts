@@ -1,0 +1,87 @@
+import { control, newId } from "@crm/db";
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+import { z } from "zod";
+import { type OAuthClient, redirectUriProblem } from "./clients";
+import { OAuthError } from "./oauth-error";
+
+const { oauthClients } = control;
+
+/**
+ * RFC 7591 client metadata this server accepts. Dynamic registration makes public clients only
+ * (`token_endpoint_auth_method: "none"`, PKCE), which is what MCP clients register as; a
+ * confidential app is set up by an operator, who installs it in an organization.
+ */
+const registrationRequest = z.looseObject({
+  redirect_uris: z.array(z.string()).min(1).max(10),
+  client_name: z.string().trim().min(1).max(255).optional(),
+  token_endpoint_auth_method: z.literal("none").optional(),
+  grant_types: z
+    .array(z.enum(["authorization_code", "refresh_token"]))
+    .min(1)
+    .optional(),
+  response_types: z.array(z.literal("code")).min(1).optional(),
+});
+
+const maxRegistrationBytes = 16 * 1024;
+
+/** The registered client as RFC 7591 section 3.2.1 returns it (no secret: it is public). */
+function clientInformation(client: OAuthClient) {
+  return {
+    client_id: client.id,
+    client_id_issued_at: Math.floor(client.createdAt / 1000),
+    client_name: client.name,
+    redirect_uris: client.redirectUris,
+    grant_types: client.grantTypes,
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+  };
+}
+
+/** `POST /oauth/register`: stores a new public client and answers 201 with its information. */
+export async function registrationEndpoint(db: DrizzleD1Database, request: Request, now = Date.now()) {
+  if (!/^application\/json\s*(;|$)/i.test(request.headers.get("content-type") ?? ""))
+    throw new OAuthError("invalid_client_metadata", "The body must be application/json");
+  const text = await request.text();
+  if (new TextEncoder().encode(text).length > maxRegistrationBytes)
+    throw new OAuthError("invalid_client_metadata", "The registration request is larger than 16 KiB");
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new OAuthError("invalid_client_metadata", "The body is not valid JSON");
+  }
+  const parsed = registrationRequest.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join(".") || "body";
+    if (issue?.path[0] === "redirect_uris") throw new OAuthError("invalid_redirect_uri", `${where}: ${issue.message}`);
+    if (issue?.path[0] === "token_endpoint_auth_method")
+      throw new OAuthError(
+        "invalid_client_metadata",
+        'Only public clients may register: token_endpoint_auth_method must be "none"',
+      );
+    throw new OAuthError("invalid_client_metadata", `${where}: ${issue?.message ?? "invalid"}`);
+  }
+  const metadata = parsed.data;
+  for (const uri of metadata.redirect_uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new OAuthError("invalid_redirect_uri", `The redirect URI ${uri.slice(0, 200)} ${problem}`);
+  }
+  const grantTypes: control.OAuthGrantType[] = [
+    ...new Set(metadata.grant_types ?? (["authorization_code", "refresh_token"] as const)),
+  ];
+  if (!grantTypes.includes("authorization_code"))
+    throw new OAuthError("invalid_client_metadata", "A public client needs the authorization_code grant type");
+  const client: OAuthClient = {
+    id: newId("cli", now),
+    name: metadata.client_name ?? "Unnamed application",
+    type: "public",
+    secretHash: null,
+    redirectUris: [...new Set(metadata.redirect_uris)],
+    grantTypes,
+    registeredVia: "dynamic",
+    createdAt: now,
+  };
+  await db.insert(oauthClients).values(client);
+  return clientInformation(client);
+}
