@@ -19,13 +19,6 @@ const compactJws = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 /** Whether the token has the shape of a JWT (three base64url parts); an API key never does. */
 export const isJwt = (token: string): boolean => compactJws.test(token);
 
-/**
- * The audience REST accepts: `<origin>/api/v1`. A token issued for `<origin>/mcp` (RFC 8707
- * `resource`) is the MCP endpoint's only: a client that obtained a token for one resource cannot
- * spend it at another, as the MCP authorization spec requires of servers (no token passthrough).
- */
-export const restAudience = (origin: string) => `${origin}/api/v1`;
-
 const stringClaims = ["sub", "scope", "client_id", "grant_id", "jti"] as const;
 
 /**

@@ -1,7 +1,8 @@
 import { type ActorContext, ApiError } from "@crm/contracts";
 import { ipWindow } from "@crm/rate-limiter";
 import type { GatewayEnv } from "../env";
-import { accessTokenActor, isJwt, restAudience, verifyAccessToken } from "./access-token-credential";
+import { apiResource } from "../oauth/resources";
+import { accessTokenActor, isJwt, verifyAccessToken } from "./access-token-credential";
 import { kidOf, needsKeyLoad } from "./access-token-keys";
 import { rateLimited } from "./admit";
 import { authenticateApiKey, isApiKey, needsLookup } from "./api-key-credential";
@@ -82,13 +83,11 @@ export async function authenticate(call: GatewayCall, request: OperationRequest,
     const kid = isJwt(token) ? kidOf(token) : null;
     if (kid === null) throw invalidToken("malformed or unknown");
     if (needsKeyLoad(kid, now) || revokedGrantsDue(now)) await failures.guard();
-    const claims = await verifyAccessToken(
-      call.controlDb,
-      token,
-      kid,
-      { issuer: request.url.origin, audience: restAudience(request.url.origin) },
-      now,
-    );
+    // REST accepts tokens for `<origin>/api/v1` only. A token for `<origin>/mcp` (RFC 8707
+    // `resource`) is the MCP endpoint's: a token obtained for one resource is not spent at another,
+    // as the MCP authorization spec requires of servers (no token passthrough).
+    const expected = { issuer: request.url.origin, audience: apiResource(request.url.origin) };
+    const claims = await verifyAccessToken(call.controlDb, token, kid, expected, now);
     return await accessTokenActor(call.controlDb, claims, request, now);
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) await failures.count();
