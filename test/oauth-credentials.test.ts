@@ -247,6 +247,18 @@ describe("what an isolate keeps and refreshes on a clock", () => {
     expect(body.error.message).toContain("revoked");
   });
 
+  it("refuses a token it accepted before once it has expired (the isolate's verified tokens do not outlive them)", async () => {
+    const { alice, acme } = await cast();
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"], now: start });
+    const { accessToken } = await grantToken({ userId: alice.id, organizationId: acme.id });
+    expect((await workspaces(accessToken)).response.status).toBe(200);
+    vi.setSystemTime(start + 3600_000 + 31_000);
+    const { response, body } = await workspaces(accessToken);
+    expect(response.status).toBe(401);
+    expect(body.error.code).toBe("invalid_token");
+  });
+
   it("accepts a token of a key rotated in since it loaded the keys (one reload, at most every 5 s)", async () => {
     const { alice, acme } = await cast();
     const start = Date.now();

@@ -22,17 +22,27 @@ export const isJwt = (token: string): boolean => compactJws.test(token);
 const stringClaims = ["sub", "scope", "client_id", "grant_id", "jti"] as const;
 
 /**
- * Verifies an access token (DESIGN.md section 3) without a storage read on the hot path: ES256 only
- * (`none` and every other algorithm refused), `typ: at+jwt`, signed by a published key (`kid`), the
- * gateway as issuer, `audience`, `exp`/`iat` within a small leeway and no older than a token can
- * be, and a grant this isolate does not know to be revoked.
+ * Tokens this isolate has verified, by audience and token, until they expire: a client sends the
+ * same token for up to an hour, and the signature check is the JWT path's main cost per request.
+ * Expiry and revocation are still checked on every request. Bounded; the oldest entries go first.
  */
-export async function verifyAccessToken(
+const verifiedTokens = new Map<string, AccessTokenClaims>();
+const verifiedTokensMax = 10_000;
+
+function remember(cacheKey: string, claims: AccessTokenClaims): void {
+  if (verifiedTokens.size >= verifiedTokensMax) {
+    const [oldest] = verifiedTokens.keys();
+    if (oldest !== undefined) verifiedTokens.delete(oldest);
+  }
+  verifiedTokens.set(cacheKey, claims);
+}
+
+async function verifySignatureAndClaims(
   db: DrizzleD1Database,
   token: string,
   kid: string,
   expected: { issuer: string; audience: string },
-  now = Date.now(),
+  now: number,
 ): Promise<AccessTokenClaims> {
   const keys = await verificationKeys(db, kid, now);
   let claims: AccessTokenClaims;
@@ -54,6 +64,29 @@ export async function verifyAccessToken(
   }
   const malformed = stringClaims.some((name) => typeof claims[name] !== "string") || !["user", "app"].includes(claims.act);
   if (malformed) throw invalidToken("not a valid access token for this API");
+  return claims;
+}
+
+/**
+ * Verifies an access token (DESIGN.md section 3) without a storage read on the hot path: ES256 only
+ * (`none` and every other algorithm refused), `typ: at+jwt`, signed by a published key (`kid`), the
+ * gateway as issuer, `audience`, `exp`/`iat` within a small leeway and no older than a token can
+ * be, and a grant this isolate does not know to be revoked.
+ */
+export async function verifyAccessToken(
+  db: DrizzleD1Database,
+  token: string,
+  kid: string,
+  expected: { issuer: string; audience: string },
+  now = Date.now(),
+): Promise<AccessTokenClaims> {
+  const cacheKey = `${expected.issuer} ${expected.audience} ${token}`;
+  let claims = verifiedTokens.get(cacheKey);
+  if (!claims || claims.exp + clockLeewaySeconds <= now / 1000) {
+    verifiedTokens.delete(cacheKey);
+    claims = await verifySignatureAndClaims(db, token, kid, expected, now);
+    remember(cacheKey, claims);
+  }
   if (await grantRevoked(db, claims.grant_id, now)) throw invalidToken("revoked");
   return claims;
 }
