@@ -3,7 +3,15 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createSession } from "../workers/gateway/src/identity/sessions";
 import { revokedGrantsRefreshMs } from "../workers/gateway/src/pipeline/revoked-grants";
 import { type ErrorBody, objectTypesOf, unique } from "./crm";
-import { authorizationServer, clientOptions, codeFlow, createConfidentialApp, db } from "./oauth-client";
+import {
+  authorizationServer,
+  authorizationUrl,
+  authorizeInBrowser,
+  clientOptions,
+  codeFlow,
+  createConfidentialApp,
+  db,
+} from "./oauth-client";
 import { call, cast } from "./stack";
 
 /**
@@ -88,5 +96,39 @@ describe("tokens from the token endpoint on API routes", () => {
     // The flow asked for records and tasks only: the rest of the API stays closed to it.
     const refused = await call(`/webhooks?workspaceId=${acme.workspaces[0]?.id}`, { key: tokens.access_token });
     expect(refused.status).toBe(403);
+  });
+
+  it("a code-flow token of erin for all her organizations needs X-Service-Organization-Id on each request", async () => {
+    const { erin, initech, globex, publicClient } = await cast();
+    const { token } = await createSession(db(), { userId: erin.id, organizationId: null });
+    const cookie = `__Host-session=${token}`;
+    const as = await authorizationServer();
+    const client = { client_id: publicClient.clientId };
+    const request = await authorizationUrl(client, publicClient.redirectUri);
+    // "All my organizations" on the consent page: the token carries no `org`.
+    const callback = await authorizeInBrowser(request.url, cookie, { organization: "" });
+    const params = oauth.validateAuthResponse(as, client, callback, request.state);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      params,
+      publicClient.redirectUri,
+      request.verifier,
+      clientOptions(),
+    );
+    const { access_token: accessToken } = await oauth.processAuthorizationCodeResponse(as, client, response);
+
+    const required = await workspaces(accessToken);
+    expect(required.response.status).toBe(400);
+    expect(required.body.error.code).toBe("organization_required");
+    const listed = (required.body.error.details as unknown as { organizations: { id: string }[] }).organizations;
+    expect(listed.map(({ id }) => id).sort()).toEqual([initech.id, globex.id].sort());
+    for (const organization of [initech, globex]) {
+      const selected = await call("/workspaces", { key: accessToken, headers: { "x-service-organization-id": organization.id } });
+      expect(((await selected.json()) as { data: Workspace[] }).data.map(({ id }) => id)).toEqual(
+        organization.workspaces.map(({ id }) => id),
+      );
+    }
   });
 });
