@@ -122,7 +122,7 @@ describe("tokens from the token endpoint on API routes", () => {
     const required = await workspaces(accessToken);
     expect(required.response.status).toBe(400);
     expect(required.body.error.code).toBe("organization_required");
-    const listed = (required.body.error.details as unknown as { organizations: { id: string }[] }).organizations;
+    const listed = required.body.error.details as unknown as { id: string }[];
     expect(listed.map(({ id }) => id).sort()).toEqual([initech.id, globex.id].sort());
     for (const organization of [initech, globex]) {
       const selected = await call("/workspaces", { key: accessToken, headers: { "x-service-organization-id": organization.id } });

@@ -1,3 +1,4 @@
+import { createApiKey, getApiKey, listApiKeys, replaceApiKey, revokeApiKey } from "./operations/api-keys";
 import {
   createField,
   createFieldOption,
@@ -85,6 +86,11 @@ export const operations = {
   rotateWebhookSecret,
   listWebhookDeliveries,
   getUsage,
+  listApiKeys,
+  createApiKey,
+  getApiKey,
+  revokeApiKey,
+  replaceApiKey,
 } as const;
 
 export type OperationId = keyof typeof operations;

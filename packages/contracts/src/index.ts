@@ -7,6 +7,7 @@ export * from "./http-errors";
 export * from "./ids";
 export * from "./openapi";
 export * from "./operation";
+export * from "./operations/api-keys";
 export * from "./operations/crm-fields";
 export * from "./operations/crm-objects";
 export * from "./operations/crm-schemas";

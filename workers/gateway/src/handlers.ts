@@ -1,10 +1,11 @@
 import type { AuthKind, GatewayOperationId, operations } from "@crm/contracts";
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { GatewayAppEnv } from "./env";
+import { createApiKey, getApiKey, listApiKeys, replaceApiKey, revokeApiKey } from "./routes/api-keys";
 import { getUsage } from "./routes/get-usage";
 
-/** A bearer operation's handler sees the actor; a public or signed one has none to see. */
-type HandlerEnv<A extends AuthKind> = A extends "bearer"
+/** A bearer or session operation's handler sees the actor; a public or signed one has none to see. */
+type HandlerEnv<A extends AuthKind> = A extends "bearer" | "session"
   ? GatewayAppEnv
   : { Bindings: GatewayAppEnv["Bindings"]; Variables: Omit<GatewayAppEnv["Variables"], "actor"> };
 
@@ -13,4 +14,9 @@ export const gatewayHandlers: {
   [Id in GatewayOperationId]: RouteHandler<(typeof operations)[Id]["route"], HandlerEnv<(typeof operations)[Id]["auth"]>>;
 } = {
   getUsage,
+  listApiKeys,
+  createApiKey,
+  getApiKey,
+  revokeApiKey,
+  replaceApiKey,
 };

@@ -72,7 +72,7 @@ export async function authenticate(call: GatewayCall, request: OperationRequest,
     if (session !== null) {
       await failures.guard();
       const consoleSession = await consoleSessionOf(call.controlDb, call.env.IDENTITY_SECRET, session, request, now);
-      return await sessionActor(call.controlDb, consoleSession, request.headers.get(organizationHeader), now);
+      return await sessionActor(call.controlDb, consoleSession, request.headers.get(organizationHeader));
     }
     const token = bearerToken(authorization);
     if (isApiKey(token)) {

@@ -14,7 +14,8 @@ const organizationMismatch = () =>
  * console session) acts in, DESIGN.md section 3: the one requested (`X-Service-Organization-Id`), which
  * must be one of the user's (400 `organization_mismatch` otherwise, whether or not it exists, so the
  * answer tells nothing about other organizations); else the session's chosen one; else the user's
- * only organization; else 400 `organization_required` listing the user's organizations.
+ * only organization; else 400 `organization_required` listing the user's organizations
+ * (`details: [{ id, name }]`).
  */
 export function selectOrganization(
   choices: readonly OrganizationChoice[],
@@ -29,9 +30,11 @@ export function selectOrganization(
   }
   const [only, ...others] = choices;
   if (only && others.length === 0) return only;
-  throw new ApiError("organization_required", "You belong to several organizations: name one in X-Service-Organization-Id", {
-    organizations: choices.map(({ id, name }) => ({ id, name })),
-  });
+  throw new ApiError(
+    "organization_required",
+    "You belong to several organizations: name one in X-Service-Organization-Id",
+    choices.map(({ id, name }) => ({ id, name })),
+  );
 }
 
 /**

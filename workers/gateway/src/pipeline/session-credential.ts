@@ -1,17 +1,70 @@
-import { scopes } from "@crm/contracts";
+import { ApiError, type Region, scopes } from "@crm/contracts";
+import { control } from "@crm/db";
+import { asc, eq } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { parse } from "hono/utils/cookie";
 import { type ConsoleSession, csrfTokenValid, readSession, sessionCookieName } from "../identity/sessions";
 import type { Actor } from "./authenticate";
 import { selectOrganization } from "./authorize";
 import { invalidToken, sessionRefused } from "./credential-errors";
-import type { OperationRequest } from "./operation-call";
-import { userOrganizations } from "./organization-memberships";
+import type { GatewayCall, OperationRequest } from "./operation-call";
 
-/** The header console pages send the session's CSRF token in on unsafe methods (`csrfTokenFor`). */
+/** Header that carries the console page's CSRF token on unsafe methods (`csrfTokenFor`). */
 export const csrfHeader = "x-csrf-token";
+const safeMethods = new Set(["GET", "HEAD"]);
 
-const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
+export interface Membership {
+  organizationId: string;
+  name: string;
+  region: Region;
+  role: "owner" | "admin" | "member";
+}
+
+/**
+ * The organizations a user belongs to, oldest membership first. Read fresh: a session costs a read
+ * per request anyway, and the console shows membership changes at once (OAuth tokens use the
+ * per-isolate cache of `organization-memberships.ts` instead).
+ */
+export async function membershipsOf(db: DrizzleD1Database, userId: string): Promise<Membership[]> {
+  const { organizationMembers, organizations } = control;
+  return db
+    .select({
+      organizationId: organizations.id,
+      name: organizations.name,
+      region: organizations.region,
+      role: organizationMembers.role,
+    })
+    .from(organizationMembers)
+    .innerJoin(organizations, eq(organizations.id, organizationMembers.organizationId))
+    .where(eq(organizationMembers.userId, userId))
+    .orderBy(asc(organizationMembers.createdAt), asc(organizations.id));
+}
+
+/**
+ * The actor of a console session: the user, in the organization `X-Service-Organization-Id` names
+ * (or the one the session selected, or their only one: `selectOrganization`), with every scope (a
+ * session is the user in person: their role decides, as DESIGN.md section 3 says) and no workspace
+ * limit.
+ */
+export async function sessionActor(
+  db: DrizzleD1Database,
+  session: Pick<ConsoleSession, "id" | "userId" | "organizationId">,
+  requestedOrganizationId: string | null,
+): Promise<Actor> {
+  const memberships = await membershipsOf(db, session.userId);
+  if (memberships.length === 0) throw new ApiError("forbidden", "You are not a member of any organization");
+  const choices = memberships.map(({ organizationId, ...membership }) => ({ id: organizationId, ...membership }));
+  const organization = selectOrganization(choices, requestedOrganizationId, session.organizationId);
+  return {
+    organizationId: organization.id,
+    region: organization.region,
+    actor: { type: "user", id: session.userId },
+    credential: { type: "session", id: session.id },
+    scopes: [...scopes],
+    workspaceIds: null,
+    organizationRole: organization.role,
+  };
+}
 
 /** The console session token of a request's `__Host-session` cookie, if it sends one. */
 export function sessionTokenIn(request: OperationRequest): string | null {
@@ -20,10 +73,11 @@ export function sessionTokenIn(request: OperationRequest): string | null {
 }
 
 /**
- * A session cookie is a credential only on requests the console's own pages make: the browser says
- * so with `Sec-Fetch-Site: same-origin`, or (a browser without Fetch Metadata) with an `Origin` of
- * this very origin. A cross-site page, a link opened from elsewhere (`none`) or a client that sends
- * neither cannot borrow the browser's session. SameSite=Lax alone would still let top-level GETs in.
+ * On a `bearer` API route, a session cookie is a credential only on requests the console's own
+ * pages make: the browser says so with `Sec-Fetch-Site: same-origin`, or (a browser without Fetch
+ * Metadata) with an `Origin` of this very origin. A cross-site page, a link opened from elsewhere
+ * (`none`) or a client that sends neither cannot borrow the browser's session. SameSite=Lax alone
+ * would still let top-level GETs in.
  */
 function assertSameOrigin(request: OperationRequest): void {
   const site = request.headers.get("sec-fetch-site");
@@ -33,7 +87,10 @@ function assertSameOrigin(request: OperationRequest): void {
     throw sessionRefused("send it from the console's own pages");
 }
 
-/** The live session of a request's cookie, checked for origin first and for its CSRF token on unsafe methods. */
+/**
+ * The live session of a `bearer` API route's cookie (no `Authorization` header sent), checked for
+ * origin first and for its CSRF token on unsafe methods.
+ */
 export async function consoleSessionOf(
   db: DrizzleD1Database,
   identitySecret: string,
@@ -51,26 +108,33 @@ export async function consoleSessionOf(
 }
 
 /**
- * The actor of a console session: its user with every scope (the console acts for the person
- * signed in; their role still limits what they do), in the organization requested
- * (`X-Service-Organization-Id`), else the one chosen in the console, else their only one.
+ * Authenticates a `session` operation (the `/api-keys` routes): the console's session cookie, sent
+ * by a page of the same origin, with the page's CSRF token on unsafe methods. A bearer credential is
+ * refused outright: keys and tokens must not mint keys, however many scopes they hold.
  */
-export async function sessionActor(
-  db: DrizzleD1Database,
-  session: Pick<ConsoleSession, "id" | "userId" | "organizationId">,
-  requestedOrganizationId: string | null,
-  now = Date.now(),
-): Promise<Actor> {
-  const choices = await userOrganizations(db, session.userId, now);
-  if (choices.length === 0) throw invalidToken("revoked");
-  const organization = selectOrganization(choices, requestedOrganizationId, session.organizationId);
-  return {
-    organizationId: organization.id,
-    region: organization.region,
-    actor: { type: "user", id: session.userId },
-    credential: { type: "session", id: session.id },
-    scopes: [...scopes],
-    workspaceIds: null,
-    organizationRole: organization.role,
-  };
+export async function authenticateSession(call: GatewayCall, request: OperationRequest): Promise<Actor> {
+  if (request.headers.has("authorization")) {
+    throw new ApiError(
+      "forbidden",
+      "API keys are managed from the console: sign in at /console. An API key or OAuth token cannot use this route.",
+    );
+  }
+  const fetchSite = request.headers.get("sec-fetch-site");
+  const origin = request.headers.get("origin");
+  if (
+    (fetchSite !== null && fetchSite !== "same-origin" && fetchSite !== "none") ||
+    (origin !== null && origin !== request.url.origin)
+  ) {
+    throw new ApiError("forbidden", "This route answers the console's own pages only (same origin)");
+  }
+  const token = sessionTokenIn(request);
+  const session = token ? await readSession(call.controlDb, token) : null;
+  if (!session) throw new ApiError("unauthorized", "Sign in to the console: this route takes the console session only");
+  if (
+    !safeMethods.has(request.method) &&
+    !(await csrfTokenValid(call.env.IDENTITY_SECRET, session.id, request.headers.get(csrfHeader)))
+  ) {
+    throw new ApiError("forbidden", `Send the console page's CSRF token in ${csrfHeader}`);
+  }
+  return sessionActor(call.controlDb, session, request.headers.get("x-service-organization-id"));
 }
