@@ -70,6 +70,20 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
       .where(eq(control.apiKeys.prefix, apiKeyPrefix(key) as string));
     return row?.id as string;
   },
+  // Inbox ids come from the demo conversations of the foreign workspace (the seed stores them as mail).
+  conversationId: async ({ key, workspaceId }) => {
+    const page = (await (await call(`/inbox/conversations?workspaceId=${workspaceId}&limit=1`, { key })).json()) as {
+      data: { id: string }[];
+    };
+    return page.data[0]?.id as string;
+  },
+  messageId: async (tenant) => {
+    const conversationId = await foreignId("conversationId", tenant);
+    const page = (await (await call(`/inbox/conversations/${conversationId}/messages?limit=1`, { key: tenant.key })).json()) as {
+      data: { id: string }[];
+    };
+    return page.data[0]?.id as string;
+  },
   recordId: async (tenant) => {
     const { objectTypeId } = await foreignDeals(tenant);
     const { record } = await created<{ record: { id: string } }>("/records", tenant, {

@@ -12,6 +12,8 @@ export * from "./operations/crm-fields";
 export * from "./operations/crm-objects";
 export * from "./operations/crm-schemas";
 export * from "./operations/crm-views";
+export * from "./operations/inbox-conversations";
+export * from "./operations/inbox-schemas";
 export * from "./operations/notes";
 export * from "./operations/records";
 export * from "./operations/tasks";
