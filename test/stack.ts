@@ -11,7 +11,8 @@ export interface Demo {
     id: string;
     name: string;
     region: "us" | "eu";
-    workspaces: { id: string; name: string }[];
+    /** Each with its shared mailbox address. */
+    workspaces: { id: string; name: string; mailbox: string }[];
     /** Members of the organization; `apiKey` only for those whose home it is (a guest's key is for their own). */
     users: { id: string; name: string; email: string; organizationRole: string; apiKey?: string }[];
     agent?: { id: string; name: string };
@@ -86,8 +87,8 @@ export async function cast() {
     carol: user(acme, "carol"),
     dave: user(globex, "dave"),
     erin: user(initech, "erin"),
-    sales: acme.workspaces[0] as { id: string; name: string },
-    support: acme.workspaces[1] as { id: string; name: string },
+    sales: acme.workspaces[0] as Demo["organizations"][number]["workspaces"][number],
+    support: acme.workspaces[1] as Demo["organizations"][number]["workspaces"][number],
   };
 }
 

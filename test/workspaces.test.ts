@@ -33,7 +33,7 @@ describe("GET /workspaces", () => {
 });
 
 describe("the demo seed", () => {
-  it("fills the owners' workspaces with records, a conversation and a task from a meeting", async () => {
+  it("fills the owners' workspaces with records, conversations and a task from a meeting", async () => {
     const { alice, sales } = await cast();
     const { objects } = (await (await call(`/crm/objects?workspaceId=${sales.id}`, { key: alice.apiKey })).json()) as {
       objects: { id: string; slug: string }[];
@@ -57,7 +57,43 @@ describe("the demo seed", () => {
       resourceType: "meeting",
       resourceId: expect.stringMatching(/^mtg_/),
     });
-    expect(await countRows("us", regional.conversations, eq(regional.conversations.workspaceId, sales.id))).toBe(1);
+    const conversations = await regionDb("us")
+      .select()
+      .from(regional.conversations)
+      .where(eq(regional.conversations.workspaceId, sales.id));
+    expect(conversations.map(({ subject, mailbox, hasLinkedRecords }) => ({ subject, mailbox, hasLinkedRecords }))).toEqual(
+      expect.arrayContaining([
+        { subject: "Question about the renewal", mailbox: "sales@acme.example", hasLinkedRecords: true },
+        { subject: "Partnership idea", mailbox: "sales@acme.example", hasLinkedRecords: false },
+      ]),
+    );
+    expect(conversations).toHaveLength(2);
+  });
+
+  it("gives each workspace the mailbox of DESIGN.md section 13, in its region and in the control map", async () => {
+    const { organizations } = await demo();
+    const mailboxes = organizations.flatMap((organization) =>
+      organization.workspaces.map((workspace) => ({
+        ...workspace,
+        organizationId: organization.id,
+        region: organization.region,
+      })),
+    );
+    expect(mailboxes.map((workspace) => workspace.mailbox)).toEqual([
+      "sales@acme.example",
+      "support@acme.example",
+      "ops@globex.example",
+      "hello@initech.example",
+    ]);
+    for (const { id, mailbox, organizationId, region } of mailboxes) {
+      const [routed] = await drizzle(env.CONTROL_DB)
+        .select()
+        .from(control.mailboxes)
+        .where(eq(control.mailboxes.address, mailbox));
+      expect(routed).toMatchObject({ organizationId, workspaceId: id });
+      const [stored] = await regionDb(region).select().from(regional.mailboxes).where(eq(regional.mailboxes.address, mailbox));
+      expect(stored?.workspaceId).toBe(id);
+    }
   });
 
   it("seeds Initech beside Acme in the us database, owned by erin, with records of its own", async () => {

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { Conversation, Message } from "./operations/inbox-schemas";
 import type { noteSchema } from "./operations/notes";
 import type { recordSchema } from "./operations/records";
 import type { taskSchema } from "./operations/tasks";
@@ -65,7 +66,7 @@ type Changed<Resource> = Resource & { changedFields: string[] };
 
 /**
  * What `data` holds for each event type, so that a producer cannot emit a shape its type does not
- * promise. Inbox and meeting events get their shapes with their producers.
+ * promise. Meeting events get their shapes with their producers.
  */
 export interface EventData {
   "record.created": CrmRecord;
@@ -77,9 +78,9 @@ export interface EventData {
   "note.created": Note;
   "note.updated": Changed<Note>;
   "note.deleted": { id: string; workspaceId: string; recordId: string };
-  "conversation.created": Record<string, unknown>;
-  "message.received": Record<string, unknown>;
-  "message.sent": Record<string, unknown>;
+  "conversation.created": Conversation;
+  "message.received": Message;
+  "message.sent": Message;
   "meeting.updated": Record<string, unknown>;
   "meeting.transcript_ready": Record<string, unknown>;
 }

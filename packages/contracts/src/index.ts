@@ -11,6 +11,7 @@ export * from "./operations/crm-fields";
 export * from "./operations/crm-objects";
 export * from "./operations/crm-schemas";
 export * from "./operations/crm-views";
+export * from "./operations/inbox-schemas";
 export * from "./operations/notes";
 export * from "./operations/records";
 export * from "./operations/tasks";

@@ -103,4 +103,18 @@ export const tokenUsage = sqliteTable(
   (table) => [primaryKey({ columns: [table.organizationId, table.day, table.route] })],
 );
 
+/** Mailbox address (lower-cased) → organization and workspace: where the gateway's email() handler sends inbound mail. */
+export const mailboxes = sqliteTable(
+  "mailboxes",
+  {
+    address: text("address").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    workspaceId: text("workspace_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("mailboxes_organization").on(table.organizationId)],
+);
+
 export * from "./control-identity";

@@ -13,7 +13,7 @@ interface RegionSeed {
   issuedAt: number;
   /** Creation time of the demo rows: fixed, so that a re-seed writes identical data. */
   createdAt: number;
-  workspaces: NewWorkspace[];
+  workspaces: (NewWorkspace & { mailbox: { id: string; address: string; name: string } })[];
 }
 
 /**
@@ -34,7 +34,7 @@ export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
     ),
   );
   // Creation times one millisecond apart give the demo workspaces a fixed order.
-  // A workspace seeded by an earlier version of the seed still gains the members added since.
+  // A workspace seeded by an earlier version of the seed still gains the members and mailbox added since.
   const statements = seed.workspaces.flatMap((workspace, index) =>
     existing.has(workspace.id)
       ? workspace.members.map((member) =>
@@ -45,12 +45,23 @@ export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
         )
       : createWorkspaceStatements(db, workspace, seed.createdAt + index),
   );
-  await runBatch(db, statements);
+  const mailboxStatements = seed.workspaces.map(({ id, mailbox }) =>
+    db
+      .insert(regional.mailboxes)
+      .values({ ...mailbox, workspaceId: id, createdAt: seed.createdAt })
+      .onConflictDoNothing(),
+  );
+  await runBatch(db, [...statements, ...mailboxStatements]);
   // Demo content goes into new workspaces that have an owner among their members.
   for (const workspace of seed.workspaces) {
     const owner = workspace.members.find((member) => member.role === "owner");
     if (!existing.has(workspace.id) && owner) {
-      await seedDemoContent(db, { id: workspace.id, organizationId: workspace.organizationId, ownerId: owner.userId });
+      await seedDemoContent(db, {
+        id: workspace.id,
+        organizationId: workspace.organizationId,
+        ownerId: owner.userId,
+        mailbox: workspace.mailbox.address,
+      });
     }
   }
   return c.json({ created: seed.workspaces.length - existing.size, region: c.env.REGION });

@@ -29,7 +29,8 @@ interface DemoOrganization {
   label: string;
   name: string;
   region: Region;
-  workspaces: { label: string; name: string; description: string }[];
+  /** Each workspace with its shared mailbox (DESIGN.md section 13). */
+  workspaces: { label: string; name: string; description: string; mailbox: string }[];
   users: DemoUser[];
   guests?: DemoGuest[];
   agent?: { label: string; name: string };
@@ -41,8 +42,8 @@ export const demoOrganizations: DemoOrganization[] = [
     name: "Acme",
     region: "us",
     workspaces: [
-      { label: "sales", name: "Sales", description: "Pipeline and customer accounts" },
-      { label: "support", name: "Support", description: "Customer support inbox" },
+      { label: "sales", name: "Sales", description: "Pipeline and customer accounts", mailbox: "sales@acme.example" },
+      { label: "support", name: "Support", description: "Customer support inbox", mailbox: "support@acme.example" },
     ],
     users: [
       // alice owns the organization: Sales by membership, Support by inheritance.
@@ -77,7 +78,7 @@ export const demoOrganizations: DemoOrganization[] = [
     label: "globex",
     name: "Globex",
     region: "eu",
-    workspaces: [{ label: "globex-main", name: "Operations", description: "Everything Globex" }],
+    workspaces: [{ label: "globex-main", name: "Operations", description: "Everything Globex", mailbox: "ops@globex.example" }],
     users: [
       {
         label: "dave",
@@ -97,7 +98,7 @@ export const demoOrganizations: DemoOrganization[] = [
     label: "initech",
     name: "Initech",
     region: "us",
-    workspaces: [{ label: "initech-main", name: "Main", description: "Everything Initech" }],
+    workspaces: [{ label: "initech-main", name: "Main", description: "Everything Initech", mailbox: "hello@initech.example" }],
     users: [
       {
         label: "erin",

@@ -33,8 +33,19 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
         .onConflictDoNothing(),
     );
     const workspaceIds = new Map<string, string>();
-    for (const workspace of organization.workspaces)
-      workspaceIds.set(workspace.label, await demoId(secret, "ws", workspace.label));
+    const mailboxIds = new Map<string, string>();
+    for (const workspace of organization.workspaces) {
+      const workspaceId = await demoId(secret, "ws", workspace.label);
+      workspaceIds.set(workspace.label, workspaceId);
+      mailboxIds.set(workspace.label, await demoId(secret, "mbx", workspace.label));
+      // The address → organization map the gateway's email() handler routes inbound mail by.
+      statements.push(
+        db
+          .insert(control.mailboxes)
+          .values({ address: workspace.mailbox, organizationId, workspaceId, createdAt: seededAt })
+          .onConflictDoNothing(),
+      );
+    }
     const ownerIds = new Map<string, string>();
     for (const user of organization.users) {
       const userId = await demoId(secret, "usr", user.label);
@@ -105,6 +116,7 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
         organizationId,
         name: workspace.name,
         description: workspace.description,
+        mailbox: { id: mailboxIds.get(workspace.label) as string, address: workspace.mailbox, name: workspace.name },
         members: [...organization.users, ...(organization.guests ?? [])].flatMap((user) => {
           const membership = user.memberships[workspace.label];
           return membership ? [{ userId: ownerIds.get(user.label) as string, ...membership }] : [];
@@ -132,7 +144,11 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
       id: organizationId,
       name: organization.name,
       region: organization.region,
-      workspaces: organization.workspaces.map((workspace) => ({ id: workspaceIds.get(workspace.label), name: workspace.name })),
+      workspaces: organization.workspaces.map((workspace) => ({
+        id: workspaceIds.get(workspace.label),
+        name: workspace.name,
+        mailbox: workspace.mailbox,
+      })),
       users: [
         ...organization.users.map((user) => ({
           id: ownerIds.get(user.label),

@@ -1,0 +1,132 @@
+import { z } from "@hono/zod-openapi";
+import { idSchema, integer, timestampMs } from "../ids";
+import { outputText } from "../strings";
+
+/** Shapes of the inbox resources (the reference's Conversation and Inbox view; DESIGN.md section 8). */
+
+/** An e-mail address as the inbox shows it: RFC 5321 caps a path at 254 characters. */
+export const emailAddress = z.string().max(254).openapi({ format: "email", example: "ada@example.com" });
+
+export const conversationSchema = z
+  .object({
+    id: idSchema("conv"),
+    workspaceId: idSchema("ws"),
+    channel: z.enum(["email"]),
+    mailbox: outputText(254).openapi({ description: "Address of the workspace mailbox the conversation belongs to" }),
+    subject: outputText(998).openapi({ description: "Subject of the first message (RFC 5322 caps a line at 998)" }),
+    lastMessageSnippet: outputText(200).openapi({ description: "Start of the latest message's text" }),
+    lastMessageAtMs: timestampMs,
+    isClosed: z.boolean(),
+    lifecycle: z
+      .enum(["awaiting_reply", "replied"])
+      .openapi({ description: "`awaiting_reply` when the latest message came in, `replied` when it went out" }),
+    hasAttachments: z.boolean(),
+    hasLinkedRecords: z.boolean(),
+    linkedRecordIds: z
+      .array(idSchema("rec"))
+      .max(100)
+      .openapi({ description: "Records linked by hand and by attendee matching" }),
+    attendees: z
+      .array(
+        z.object({
+          id: outputText(254).openapi({ description: "The attendee's address: unique within the conversation" }),
+          displayName: outputText(255).nullable(),
+          handle: outputText(254),
+          email: emailAddress,
+          isSender: z.boolean().openapi({ description: "Whether the address sent a message of the conversation" }),
+          isWorkspaceMember: z.boolean().openapi({ description: "Whether the address is a mailbox of the workspace" }),
+          recordId: idSchema("rec").nullable().openapi({ description: "The person record matched by e-mail" }),
+        }),
+      )
+      .max(100),
+    assignees: z.array(z.object({ id: idSchema("usr") })).max(50),
+    createdAt: timestampMs,
+    updatedAt: timestampMs,
+  })
+  .openapi("Conversation");
+
+export type Conversation = z.infer<typeof conversationSchema>;
+
+const messageAddress = z.object({ email: emailAddress, name: outputText(255).nullable() }).openapi("MessageAddress");
+
+export const messageSchema = z
+  .object({
+    id: idSchema("msg"),
+    conversationId: idSchema("conv"),
+    workspaceId: idSchema("ws"),
+    direction: z.enum(["inbound", "outbound"]),
+    from: messageAddress,
+    to: z.array(messageAddress).max(100),
+    cc: z.array(messageAddress).max(100),
+    subject: outputText(998),
+    text: outputText(100_000),
+    html: outputText(500_000).nullable().openapi({ description: "Sanitized HTML; null when the message had none" }),
+    sentAtMs: timestampMs,
+    messageId: outputText(998).openapi({ description: "The `Message-ID` header, without angle brackets" }),
+    inReplyTo: outputText(998).nullable(),
+    references: z.array(outputText(998)).max(100),
+    attachments: z
+      .array(
+        z.object({
+          id: idSchema("att"),
+          filename: outputText(255),
+          contentType: outputText(255),
+          size: integer(0, 26_214_400).openapi({ description: "Bytes" }),
+        }),
+      )
+      .max(100),
+  })
+  .openapi("Message");
+
+export type Message = z.infer<typeof messageSchema>;
+
+export const draftSchema = z
+  .object({
+    conversationId: idSchema("conv"),
+    text: outputText(100_000),
+    html: outputText(100_000).optional().openapi({ description: "Sanitized HTML (e-mail conversations only)" }),
+    to: z.array(emailAddress).max(100),
+    cc: z.array(emailAddress).max(100),
+    updatedAt: timestampMs,
+  })
+  .openapi("Draft");
+
+export type Draft = z.infer<typeof draftSchema>;
+
+export const inboxViewFilterSchema = z
+  .object({
+    isClosed: z.boolean().optional(),
+    hasLinkedRecords: z.boolean().optional(),
+    assigneeUserIds: z.array(idSchema("usr")).max(50).optional(),
+    mailbox: emailAddress.optional(),
+    q: z.string().max(200).optional(),
+  })
+  .strict();
+
+export const inboxViewConfigSchema = z
+  .object({
+    filter: inboxViewFilterSchema,
+    sorts: z
+      .array(z.object({ field: z.enum(["lastMessageAtMs", "createdAt"]), direction: z.enum(["asc", "desc"]) }).strict())
+      .max(2),
+  })
+  .openapi("InboxViewConfig");
+
+export const inboxViewSchema = z
+  .object({
+    id: idSchema("ivw"),
+    workspaceId: idSchema("ws"),
+    name: outputText(),
+    emoji: outputText(32).nullable(),
+    isSystem: z.boolean(),
+    systemViewKey: z.enum(["inbox", "assigned_to_me", "closed"]).nullable(),
+    visibility: z.enum(["personal", "workspace", "restricted"]),
+    memberUserIds: z.array(idSchema("usr")).max(100).openapi({ description: "Who besides the creator sees a restricted view" }),
+    config: inboxViewConfigSchema,
+    createdByUserId: idSchema("usr").nullable(),
+    createdAt: timestampMs,
+    updatedAt: timestampMs,
+  })
+  .openapi("InboxView");
+
+export type InboxView = z.infer<typeof inboxViewSchema>;

@@ -1,0 +1,119 @@
+import type { Conversation, Message } from "@crm/contracts";
+import { regional } from "@crm/db";
+import { eq, inArray } from "drizzle-orm";
+import type { Database } from "../../env";
+
+const { attachments, conversationAssignees, conversationAttendees, conversationRecords, mailboxes } = regional;
+
+export type ConversationRow = typeof regional.conversations.$inferSelect;
+export type MessageRow = typeof regional.messages.$inferSelect;
+export type AttendeeRow = typeof regional.conversationAttendees.$inferSelect;
+export type AttachmentRow = typeof regional.attachments.$inferSelect;
+
+/** What a conversation response shows beyond its own row. */
+export interface ConversationDetails {
+  attendees: AttendeeRow[];
+  assigneeUserIds: string[];
+  linkedRecordIds: string[];
+  /** Addresses of the workspace's mailboxes: attendees among them are the workspace itself. */
+  mailboxAddresses: Set<string>;
+}
+
+export const conversationResponse = (row: ConversationRow, details: ConversationDetails): Conversation => ({
+  id: row.id,
+  workspaceId: row.workspaceId,
+  channel: "email",
+  mailbox: row.mailbox,
+  subject: row.subject,
+  lastMessageSnippet: row.snippet,
+  lastMessageAtMs: row.lastMessageAtMs,
+  isClosed: row.isClosed,
+  lifecycle: row.lifecycle,
+  hasAttachments: row.hasAttachments,
+  hasLinkedRecords: row.hasLinkedRecords,
+  linkedRecordIds: details.linkedRecordIds,
+  // The response lists at most 100 attendees, the earliest first (a mass mail can have more).
+  attendees: details.attendees.slice(0, 100).map((attendee) => ({
+    id: attendee.email,
+    displayName: attendee.displayName,
+    handle: attendee.email,
+    email: attendee.email,
+    isSender: attendee.isSender,
+    isWorkspaceMember: details.mailboxAddresses.has(attendee.email),
+    recordId: attendee.recordId,
+  })),
+  assignees: details.assigneeUserIds.map((id) => ({ id })),
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+});
+
+export const messageResponse = (row: MessageRow, files: AttachmentRow[]): Message => ({
+  id: row.id,
+  conversationId: row.conversationId,
+  workspaceId: row.workspaceId,
+  direction: row.direction,
+  from: row.fromAddress,
+  to: row.toAddresses,
+  cc: row.ccAddresses,
+  subject: row.subject,
+  text: row.text,
+  html: row.html,
+  sentAtMs: row.sentAtMs,
+  messageId: row.messageIdHeader,
+  inReplyTo: row.inReplyTo,
+  references: row.references,
+  attachments: files.map((file) => ({ id: file.id, filename: file.filename, contentType: file.contentType, size: file.size })),
+});
+
+/** The responses of some conversations of one workspace: attendees, assignees and links in one query each. */
+export async function conversationResponses(db: Database, workspaceId: string, rows: ConversationRow[]): Promise<Conversation[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
+  const [attendeeRows, assigneeRows, linkRows, mailboxRows] = await Promise.all([
+    db.select().from(conversationAttendees).where(inArray(conversationAttendees.conversationId, ids)),
+    db.select().from(conversationAssignees).where(inArray(conversationAssignees.conversationId, ids)),
+    db.select().from(conversationRecords).where(inArray(conversationRecords.conversationId, ids)),
+    db.select({ address: mailboxes.address }).from(mailboxes).where(eq(mailboxes.workspaceId, workspaceId)),
+  ]);
+  const mailboxAddresses = new Set(mailboxRows.map((row) => row.address));
+  return rows.map((row) =>
+    conversationResponse(row, {
+      attendees: attendeeRows
+        .filter((attendee) => attendee.conversationId === row.id)
+        .sort((a, b) => a.createdAt - b.createdAt || a.email.localeCompare(b.email)),
+      assigneeUserIds: assigneeRows
+        .filter((assignee) => assignee.conversationId === row.id)
+        .sort((a, b) => a.createdAt - b.createdAt || a.userId.localeCompare(b.userId))
+        .map((assignee) => assignee.userId),
+      linkedRecordIds: [
+        ...new Set(
+          linkRows
+            .filter((link) => link.conversationId === row.id)
+            .sort((a, b) => a.createdAt - b.createdAt || a.recordId.localeCompare(b.recordId))
+            .map((link) => link.recordId),
+        ),
+      ],
+      mailboxAddresses,
+    }),
+  );
+}
+
+/** The responses of some messages, with their attachments in one query. */
+export async function messageResponses(db: Database, rows: MessageRow[]): Promise<Message[]> {
+  if (rows.length === 0) return [];
+  const files = await db
+    .select()
+    .from(attachments)
+    .where(
+      inArray(
+        attachments.messageId,
+        rows.map((row) => row.id),
+      ),
+    );
+  return rows.map((row) =>
+    messageResponse(
+      row,
+      files.filter((file) => file.messageId === row.id).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id)),
+    ),
+  );
+}

@@ -1,0 +1,261 @@
+import { ApiError, type Conversation, type Message } from "@crm/contracts";
+import { newId, regional } from "@crm/db";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Database } from "../../env";
+import { plainTextOf, sanitizeHtml } from "../content/sanitize";
+import { type EventSource, eventStatement } from "../events";
+import { attendeeStatements, attendeesOf, peopleByEmail } from "./attendees";
+import { type ConversationRow, conversationResponse, type MessageRow, messageResponse } from "./response";
+import { searchRowStatement } from "./search";
+
+const { attachments, conversations, mailboxes, messages, workspaces } = regional;
+
+/** Stored text is capped like every text body of the API; longer mail keeps its beginning. */
+export const maxStoredText = 100_000;
+/** Sanitized HTML above this is not kept (D1 rows stop at 2 MB); the text part still is. */
+export const maxStoredHtml = 500_000;
+const snippetLength = 200;
+/** Recipients kept per header: a mass mail's full list says nothing a conversation needs. */
+const maxRecipients = 100;
+
+type MessageAddress = MessageRow["fromAddress"];
+
+export interface IncomingAttachment {
+  /** `att_` id the caller chose, so the R2 object could be written under it first. */
+  id: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  r2Key: string;
+}
+
+/** A message to store, inbound (parsed from mail) or outbound (sent from the API). */
+export interface IncomingMessage {
+  /** Address of the workspace mailbox the message arrived at or left from. */
+  mailbox: string;
+  direction: "inbound" | "outbound";
+  /** The `Message-ID` header; angle brackets are optional. */
+  messageId: string;
+  inReplyTo: string | null;
+  references: string[];
+  from: MessageAddress;
+  to: MessageAddress[];
+  cc: MessageAddress[];
+  subject: string;
+  text: string;
+  /** As received: it is sanitized here. */
+  html: string | null;
+  sentAtMs: number;
+  attachments: IncomingAttachment[];
+  /** The conversation a reply sent from the API belongs to; otherwise threading decides. */
+  conversationId?: string;
+}
+
+export interface StoredMessage {
+  conversationId: string;
+  messageId: string;
+  /** False when a message with this Message-ID was stored before: nothing was written. */
+  stored: boolean;
+  conversationCreated: boolean;
+}
+
+/** A Message-ID as stored: without angle brackets and surrounding space. */
+export const bareMessageId = (value: string) => value.trim().replace(/^<+/, "").replace(/>+$/, "").trim();
+
+/** Whether a failed batch broke the Message-ID index: the message is stored already (maybe by a concurrent delivery). */
+const isDuplicateMessage = (error: unknown) =>
+  String((error as Error)?.message ?? error).includes("messages.workspace_id, messages.message_id_header");
+
+/** Sanitized HTML, or null when there is none or the sanitizer refuses it (the text part is kept). */
+function safeHtml(html: string | null): string | null {
+  if (!html) return null;
+  try {
+    const safe = sanitizeHtml(html);
+    return safe.length > 0 && safe.length <= maxStoredHtml ? safe : null;
+  } catch (error) {
+    // Mail from anyone can be hostile: markup the sanitizer refuses (too deep, too large a tree) is dropped.
+    if (error instanceof ApiError && error.code === "invalid_request") return null;
+    throw error;
+  }
+}
+
+const snippetOf = (text: string) => text.replace(/\s+/gu, " ").trim().slice(0, snippetLength);
+
+/**
+ * Stores a message in one D1 batch: threads it (an explicit conversation, else In-Reply-To, then
+ * References, against the Message-IDs stored in the mailbox's workspace; else a new conversation),
+ * writes it once per Message-ID (the UNIQUE index decides, so two concurrent deliveries store it
+ * once), updates the conversation, the search index and the attendees, links attendees matched to
+ * people records, and announces `conversation.created` and `message.received` | `message.sent`.
+ * A repeat is a no-op that answers the ids stored first.
+ */
+export async function storeMessage(db: Database, input: IncomingMessage, actor?: EventSource["actor"]): Promise<StoredMessage> {
+  const address = input.mailbox.trim().toLowerCase();
+  const [mailbox] = await db
+    .select({ address: mailboxes.address, workspaceId: mailboxes.workspaceId, organizationId: workspaces.organizationId })
+    .from(mailboxes)
+    .innerJoin(workspaces, eq(workspaces.id, mailboxes.workspaceId))
+    .where(eq(mailboxes.address, address))
+    .limit(1);
+  if (!mailbox) throw new ApiError("not_found", "Mailbox not found");
+  const { workspaceId } = mailbox;
+  const messageIdHeader = bareMessageId(input.messageId);
+  if (!messageIdHeader) throw new ApiError("invalid_request", "A message needs a Message-ID");
+  const inReplyTo = input.inReplyTo ? bareMessageId(input.inReplyTo) || null : null;
+  const references = input.references.map(bareMessageId).filter((id) => id.length > 0);
+
+  const known = await knownMessages(db, workspaceId, [messageIdHeader, ...(inReplyTo ? [inReplyTo] : []), ...references]);
+  const existing = known.get(messageIdHeader);
+  if (existing) return { ...existing, stored: false, conversationCreated: false };
+  const threadedTo = input.conversationId
+    ? await conversationOf(db, workspaceId, input.conversationId)
+    : // The parent named by In-Reply-To, else the latest stored one of References (oldest first).
+      ((inReplyTo ? known.get(inReplyTo)?.conversationId : undefined) ??
+      [...references]
+        .reverse()
+        .map((id) => known.get(id)?.conversationId)
+        .find(Boolean));
+
+  const now = Date.now();
+  const html = safeHtml(input.html);
+  const text = (input.text.trim() ? input.text : html ? plainTextOf(html) : "").slice(0, maxStoredText);
+  const to = input.to.slice(0, maxRecipients);
+  const cc = input.cc.slice(0, maxRecipients);
+  const attendees = attendeesOf(input.from, [...to, ...cc]);
+  const people = await peopleByEmail(
+    db,
+    workspaceId,
+    attendees.map((attendee) => attendee.email),
+  );
+  const conversationId = threadedTo ?? newId("conv", now);
+  const message: MessageRow = {
+    id: newId("msg", now),
+    workspaceId,
+    conversationId,
+    direction: input.direction,
+    fromAddress: input.from,
+    toAddresses: to,
+    ccAddresses: cc,
+    subject: input.subject,
+    text,
+    html,
+    sentAtMs: input.sentAtMs,
+    messageIdHeader,
+    inReplyTo,
+    references,
+    createdAt: now,
+  };
+  const lifecycle = input.direction === "inbound" ? "awaiting_reply" : "replied";
+  const hasAttachments = input.attachments.length > 0;
+  const source: EventSource = { organizationId: mailbox.organizationId, actor: actor ?? { type: "system", id: "inbox" } };
+  const statements: BatchItem<"sqlite">[] = [];
+  let created: Conversation | undefined;
+  if (threadedTo) {
+    // Concurrent messages of one thread: the latest by sending time sets snippet and lifecycle.
+    const isLatest = sql`${input.sentAtMs} >= ${conversations.lastMessageAtMs}`;
+    statements.push(
+      db
+        .update(conversations)
+        .set({
+          snippet: sql`case when ${isLatest} then ${snippetOf(text)} else ${conversations.snippet} end`,
+          lifecycle: sql`case when ${isLatest} then ${lifecycle} else ${conversations.lifecycle} end`,
+          lastMessageAtMs: sql`max(${conversations.lastMessageAtMs}, ${input.sentAtMs})`,
+          // A customer writing again reopens the conversation; sending does not.
+          ...(input.direction === "inbound" ? { isClosed: false } : {}),
+          ...(hasAttachments ? { hasAttachments: true } : {}),
+          updatedAt: now,
+        })
+        .where(eq(conversations.id, conversationId)),
+    );
+  } else {
+    const row: ConversationRow = {
+      id: conversationId,
+      workspaceId,
+      channel: "email",
+      mailbox: mailbox.address,
+      subject: input.subject,
+      snippet: snippetOf(text),
+      lastMessageAtMs: input.sentAtMs,
+      isClosed: false,
+      lifecycle,
+      hasAttachments,
+      hasLinkedRecords: people.size > 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    statements.push(db.insert(conversations).values(row));
+    created = conversationResponse(row, {
+      attendees: attendees.map((attendee) => ({
+        conversationId,
+        email: attendee.email,
+        workspaceId,
+        displayName: attendee.name,
+        isSender: attendee.isSender,
+        recordId: people.get(attendee.email) ?? null,
+        createdAt: now,
+      })),
+      assigneeUserIds: [],
+      linkedRecordIds: [...new Set(people.values())],
+      mailboxAddresses: new Set([mailbox.address]),
+    });
+  }
+  const files = input.attachments.map((file) => ({ ...file, workspaceId, messageId: message.id, createdAt: now }));
+  statements.push(
+    db.insert(messages).values(message),
+    ...files.map((file) => db.insert(attachments).values(file)),
+    ...attendeeStatements(db, { id: conversationId, workspaceId }, attendees, people, now),
+    searchRowStatement(db, {
+      conversationId,
+      workspaceId,
+      subject: input.subject,
+      text,
+      people: [input.from, ...to, ...cc],
+    }),
+  );
+  if (created) statements.push(eventStatement(db, source, { type: "conversation.created", workspaceId, data: created }, now));
+  const data: Message = messageResponse(message, files);
+  statements.push(
+    eventStatement(
+      db,
+      source,
+      { type: input.direction === "inbound" ? "message.received" : "message.sent", workspaceId, data },
+      now,
+    ),
+  );
+
+  try {
+    const [first, ...rest] = statements;
+    await db.batch([first as BatchItem<"sqlite">, ...rest]);
+  } catch (error) {
+    if (!isDuplicateMessage(error)) throw error;
+    // Another delivery of the same message won the race; the whole batch rolled back.
+    const winner = (await knownMessages(db, workspaceId, [messageIdHeader])).get(messageIdHeader);
+    if (!winner) throw error;
+    return { ...winner, stored: false, conversationCreated: false };
+  }
+  return { conversationId, messageId: message.id, stored: true, conversationCreated: created !== undefined };
+}
+
+/** Stored messages of the workspace among some Message-IDs: their ids and conversations, by Message-ID. */
+async function knownMessages(db: Database, workspaceId: string, messageIds: string[]) {
+  // The References of a long thread can be long; the newest ones (last) matter most, and D1 binds 100 parameters.
+  const [own, ...related] = messageIds;
+  const wanted = [...new Set([own as string, ...related.slice(-90)])];
+  const rows = await db
+    .select({ id: messages.id, conversationId: messages.conversationId, header: messages.messageIdHeader })
+    .from(messages)
+    .where(and(eq(messages.workspaceId, workspaceId), inArray(messages.messageIdHeader, wanted)));
+  return new Map(rows.map((row) => [row.header, { messageId: row.id, conversationId: row.conversationId }]));
+}
+
+/** The conversation a reply names, in the mailbox's workspace. */
+async function conversationOf(db: Database, workspaceId: string, conversationId: string): Promise<string> {
+  const [row] = await db
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(and(eq(conversations.id, conversationId), eq(conversations.workspaceId, workspaceId)))
+    .limit(1);
+  if (!row) throw new ApiError("not_found", "Conversation not found");
+  return row.id;
+}
