@@ -9,6 +9,7 @@ import {
 } from "./operations/crm-fields";
 import { createObjectType, deleteObjectType, listObjectTypes, updateObjectType } from "./operations/crm-objects";
 import { createView, deleteView, getView, listViews, reorderViews, updateView } from "./operations/crm-views";
+import { composeConversation, confirmUnsubscribe, getAttachment, sendMessage, showUnsubscribe } from "./operations/inbox-mail";
 import { createNote, deleteNote, getNote, listNotes, updateNote } from "./operations/notes";
 import {
   assertRecord,
@@ -84,6 +85,11 @@ export const operations = {
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  composeConversation,
+  sendMessage,
+  getAttachment,
+  showUnsubscribe,
+  confirmUnsubscribe,
   getUsage,
 } as const;
 

@@ -17,6 +17,9 @@ import { updateField } from "./routes/crm/update-field";
 import { updateFieldOption } from "./routes/crm/update-field-option";
 import { updateObjectType } from "./routes/crm/update-object-type";
 import { updateView } from "./routes/crm/update-view";
+import { composeConversation } from "./routes/inbox/compose-conversation";
+import { getAttachment } from "./routes/inbox/get-attachment";
+import { sendMessage } from "./routes/inbox/send-message";
 import { createNote } from "./routes/notes/create-note";
 import { deleteNote } from "./routes/notes/delete-note";
 import { getNote } from "./routes/notes/get-note";
@@ -91,4 +94,7 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  composeConversation,
+  sendMessage,
+  getAttachment,
 };

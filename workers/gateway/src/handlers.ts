@@ -1,10 +1,12 @@
 import type { AuthKind, GatewayOperationId, operations } from "@crm/contracts";
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { GatewayAppEnv } from "./env";
+import { confirmUnsubscribe } from "./routes/confirm-unsubscribe";
 import { getUsage } from "./routes/get-usage";
+import { showUnsubscribe } from "./routes/show-unsubscribe";
 
 /** A bearer operation's handler sees the actor; a public or signed one has none to see. */
-type HandlerEnv<A extends AuthKind> = A extends "bearer"
+export type HandlerEnv<A extends AuthKind> = A extends "bearer"
   ? GatewayAppEnv
   : { Bindings: GatewayAppEnv["Bindings"]; Variables: Omit<GatewayAppEnv["Variables"], "actor"> };
 
@@ -13,4 +15,6 @@ export const gatewayHandlers: {
   [Id in GatewayOperationId]: RouteHandler<(typeof operations)[Id]["route"], HandlerEnv<(typeof operations)[Id]["auth"]>>;
 } = {
   getUsage,
+  showUnsubscribe,
+  confirmUnsubscribe,
 };
