@@ -78,8 +78,9 @@ export function rawMessage(message: RawMessage): string {
     "",
     text,
     "--part",
-    `Content-Type: ${contentType}; name="${filename}"`,
-    `Content-Disposition: attachment; filename="${filename}"`,
+    // RFC 2231 parameters, as clients write names that are not plain ASCII.
+    `Content-Type: ${contentType}; name*=UTF-8''${encodeURIComponent(filename)}`,
+    `Content-Disposition: attachment; filename*=UTF-8''${encodeURIComponent(filename)}`,
     "Content-Transfer-Encoding: base64",
     "",
     encoded,

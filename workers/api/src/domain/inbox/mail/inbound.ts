@@ -23,7 +23,7 @@ const unparsable = (reason: string) => new ApiError("invalid_request", `Rejected
 function addressesOf(list: Address[] | undefined): MessageAddress[] {
   return (list ?? [])
     .flatMap((entry) => (entry.group ? entry.group : [entry]))
-    .filter((mailbox) => mailbox.address && mailbox.address.includes("@") && mailbox.address.length <= maxAddress)
+    .filter((mailbox) => mailbox.address?.includes("@") && mailbox.address.length <= maxAddress)
     .map((mailbox) => ({ email: mailbox.address.toLowerCase(), name: mailbox.name ? mailbox.name.slice(0, maxName) : null }));
 }
 
