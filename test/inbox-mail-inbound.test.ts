@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
 import { internalRequestHeader, sha256Hex, signInternalRequest, type UnsubscribeClaims } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { countRows } from "./fixtures";
+import { countRows, regionDb } from "./fixtures";
 import { addPerson } from "./inbox";
 import { deliver, inboxMember, mailWorkspace, rawMessage } from "./mail";
-import { call } from "./stack";
+import { call, cast } from "./stack";
 
 const { attachments, conversations, messages } = regional;
 
@@ -81,7 +81,7 @@ describe("inbound mail through the gateway's email() handler", () => {
       `attachment; filename="r_sum_ final.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20final.pdf`,
     );
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
-    expect(await response.text()).toBe(content);
+    expect(new TextDecoder().decode(await response.arrayBuffer())).toBe(content);
 
     // A redelivery stores no second copy of the file.
     const before = await attachmentObjects();
@@ -214,5 +214,41 @@ describe("the region's inbound entry", () => {
     expect(await countRows("us", messages, eq(messages.workspaceId, workspace.workspaceId))).toBe(0);
     expect((await inbound({ [internalRequestHeader]: await signed({}) }, raw)).status).toBe(200);
     expect(await countRows("us", messages, eq(messages.workspaceId, workspace.workspaceId))).toBe(1);
+  });
+});
+
+describe("the demo seed's mail", () => {
+  it("came in through the inbound entry: inbound and outbound messages, a thread linked to a person, an attachment bob may not open", async () => {
+    // Sales: the seed fills the workspaces an owner is a member of.
+    const { alice, bob, sales } = await cast();
+    const db = regionDb("us");
+    const stored = await db.select().from(messages).where(eq(messages.workspaceId, sales.id));
+    const seeded = stored.filter((message) => message.messageIdHeader.endsWith("@demo.example"));
+    expect(new Set(seeded.map((message) => message.direction))).toEqual(new Set(["inbound", "outbound"]));
+    const answer = seeded.find((message) => message.direction === "outbound");
+    const question = seeded.find((message) => message.messageIdHeader === answer?.inReplyTo);
+    expect(answer?.conversationId).toBe(question?.conversationId);
+    const [thread] = await db
+      .select()
+      .from(conversations)
+      .where(eq(conversations.id, question?.conversationId ?? ""));
+    expect(thread).toMatchObject({ subject: "Question about the renewal", hasLinkedRecords: true });
+
+    const [file] = await db
+      .select()
+      .from(attachments)
+      .where(
+        inArray(
+          attachments.messageId,
+          seeded.map((message) => message.id),
+        ),
+      );
+    expect(file).toMatchObject({ filename: "proposal.txt", contentType: "text/plain" });
+    const path = `/inbox/messages/${file?.messageId}/attachments/${file?.id}`;
+    const response = await call(path, { key: alice.apiKey });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("Partnership proposal: joint webinar series.");
+    // The proposal's conversation is linked to no record: bob (record_read) does not see it.
+    expect((await call(path, { key: bob.apiKey })).status).toBe(404);
   });
 });

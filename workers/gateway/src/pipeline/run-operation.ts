@@ -20,7 +20,8 @@ import { serveOwnOperation } from "./own-operations";
 export async function runOperation(call: GatewayCall, operation: Operation, request: OperationRequest): Promise<Response> {
   if (operation.auth === "bearer") return runAuthenticated(call, operation, request, await authenticate(call, request));
   const limits = await admit(call, operation, request, null);
-  return withHeaders(await serveOwnOperation(call, null, request), limits);
+  // No credential, no organization to charge: such a request costs nothing, and says so like every success.
+  return withHeaders(await serveOwnOperation(call, null, request), { ...limits, "x-token-cost": "0" });
 }
 
 async function runAuthenticated(call: GatewayCall, operation: Operation, request: OperationRequest, actor: Actor) {
