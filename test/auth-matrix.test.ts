@@ -1,7 +1,11 @@
+import { env } from "cloudflare:test";
 import { catalogue, type Operation, openApiDocument, scopes } from "@crm/contracts";
-import { regional } from "@crm/db";
+import { control, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
+import { apiKeyPrefix } from "../workers/gateway/src/api-keys";
+import { consoleSessionHeaders } from "./console-browser";
 import { createKey, regionDb } from "./fixtures";
 import { deliver, rawMessage } from "./mail";
 import { call, cast } from "./stack";
@@ -67,6 +71,14 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
   conversationId: async (tenant) => (await foreignMail(tenant)).conversationId,
   messageId: async (tenant) => (await foreignMail(tenant)).messageId,
   attachmentId: async (tenant) => (await foreignMail(tenant)).attachmentId,
+  // The foreign owner's own API key: a console session must not see or touch it.
+  keyId: async ({ key }) => {
+    const [row] = await drizzle(env.CONTROL_DB)
+      .select({ id: control.apiKeys.id })
+      .from(control.apiKeys)
+      .where(eq(control.apiKeys.prefix, apiKeyPrefix(key) as string));
+    return row?.id as string;
+  },
   recordId: async (tenant) => {
     const { objectTypeId } = await foreignDeals(tenant);
     const { record } = await created<{ record: { id: string } }>("/records", tenant, {
@@ -166,8 +178,11 @@ const idParameters = (operation: Operation) => {
   return { inPath, inQuery };
 };
 
+/** What a request carries to authenticate: a bearer key, or a console session's headers. */
+type Credential = { key: string } | { headers: Record<string, string> };
+
 /** A request for the operation: `ids` fills path and query ids, and replaces ids in the body example. */
-function requestFor(operation: Operation, ids: Record<string, string>, key?: string) {
+function requestFor(operation: Operation, ids: Record<string, string>, credential?: Credential) {
   const { inPath, inQuery } = idParameters(operation);
   let path: string = operation.path;
   for (const name of inPath) path = path.replace(`{${name}}`, ids[name] ?? "zz_000000");
@@ -186,67 +201,84 @@ function requestFor(operation: Operation, ids: Record<string, string>, key?: str
   const body = example && Object.fromEntries(Object.entries(example).map(([name, value]) => [name, ids[name] ?? value]));
   return call(`${path}${query.size > 0 ? `?${query}` : ""}`, {
     method: operation.method.toUpperCase(),
-    ...(key ? { key } : {}),
+    ...credential,
     ...(body ? { json: body } : {}),
   });
 }
 
 // Public operations (`auth: "none"`, such as the unsubscribe page) take no credential to check; their own tests cover them.
-const bearerOperations = catalogue.filter((operation) => operation.auth === "bearer");
+const credentialOperations = catalogue.filter((operation) => operation.auth === "bearer" || operation.auth === "session");
 
-describe.each(bearerOperations.map((operation) => ({ name: `${operation.method.toUpperCase()} ${operation.path}`, operation })))(
-  "auth matrix: $name",
-  ({ operation }) => {
-    let people: Cast;
-    beforeAll(async () => {
-      people = await cast();
+describe.each(
+  credentialOperations.map((operation) => ({ name: `${operation.method.toUpperCase()} ${operation.path}`, operation })),
+)("auth matrix: $name", ({ operation }) => {
+  let people: Cast;
+  beforeAll(async () => {
+    people = await cast();
+  });
+
+  const session = operation.auth === "session";
+  /** The caller's credential: alice's full-scope key, or (for the console's routes) a session of hers. */
+  const aliceCredential = async (): Promise<Credential> =>
+    session ? { headers: await consoleSessionHeaders(people.alice.id, people.acme.id) } : { key: people.alice.apiKey };
+
+  it("401 unauthorized without a credential", async () => {
+    const response = await requestFor(operation, {});
+    expect(response.status).toBe(401);
+    // A session route has no bearer challenge to offer: the console signs in with a form.
+    expect(response.headers.get("www-authenticate")).toBe(session ? null : 'Bearer realm="api"');
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+  });
+
+  // A session route refuses every bearer credential; a bearer route tells bad ones apart.
+  if (session) {
+    it("403 forbidden for every bearer credential, a valid full-scope key included", async () => {
+      const { acme, alice } = people;
+      for (const key of ["garbage", acme.expiredKey, alice.apiKey]) {
+        const response = await requestFor(operation, {}, { key: key as string });
+        expect(response.status, `key ${key}`).toBe(403);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("forbidden");
+      }
     });
-
-    it("401 unauthorized without a token", async () => {
-      const response = await requestFor(operation, {});
-      expect(response.status).toBe(401);
-      expect(response.headers.get("www-authenticate")).toBe('Bearer realm="api"');
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
-    });
-
+  } else {
     it("401 invalid_token for garbage, expired and revoked keys", async () => {
       const { acme } = people;
       for (const key of ["garbage", `crm_${"A".repeat(12)}_${"b".repeat(43)}`, acme.expiredKey, acme.revokedKey]) {
-        const response = await requestFor(operation, {}, key);
+        const response = await requestFor(operation, {}, { key: key as string });
         expect(response.status, `key ${key}`).toBe(401);
         expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
       }
     });
+  }
 
-    it.skipIf(operation.scope === null)("403 insufficient_scope without the route's scope", async () => {
-      const { acme, alice } = people;
-      const { key } = await createKey({
-        organizationId: acme.id,
-        ownerId: alice.id,
-        scopes: scopes.filter((scope) => scope !== operation.scope),
-      });
-      const response = await requestFor(operation, {}, key);
-      expect(response.status).toBe(403);
-      expect(response.headers.get("www-authenticate")).toContain(`scope="${operation.scope}"`);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("insufficient_scope");
+  it.skipIf(operation.scope === null)("403 insufficient_scope without the route's scope", async () => {
+    const { acme, alice } = people;
+    const { key } = await createKey({
+      organizationId: acme.id,
+      ownerId: alice.id,
+      scopes: scopes.filter((scope) => scope !== operation.scope),
     });
+    const response = await requestFor(operation, {}, { key });
+    expect(response.status).toBe(403);
+    expect(response.headers.get("www-authenticate")).toContain(`scope="${operation.scope}"`);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("insufficient_scope");
+  });
 
-    const { inPath, inQuery } = idParameters(operation);
-    // Ids in the body count too when they name a tenant's resource (e.g. `workspaceId` on creation).
-    const inBody = Object.keys(bodyExample(operation) ?? {}).filter((name) => name in foreignIdFactories);
-    const tenantInputs = [...new Set([...inPath, ...inQuery, ...inBody])];
-    for (const [tenantName, foreignTenant] of Object.entries(foreignTenants)) {
-      it.skipIf(tenantInputs.length === 0)(`404 for ids of another organization: ${tenantName}`, async () => {
-        const tenant = foreignTenant(people);
-        const ids: Record<string, string> = {};
-        for (const name of tenantInputs) ids[name] = await foreignId(name, tenant);
-        const response = await requestFor(operation, ids, people.alice.apiKey);
-        expect(response.status).toBe(404);
-        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
-      });
-    }
-  },
-);
+  const { inPath, inQuery } = idParameters(operation);
+  // Ids in the body count too when they name a tenant's resource (e.g. `workspaceId` on creation).
+  const inBody = Object.keys(bodyExample(operation) ?? {}).filter((name) => name in foreignIdFactories);
+  const tenantInputs = [...new Set([...inPath, ...inQuery, ...inBody])];
+  for (const [tenantName, foreignTenant] of Object.entries(foreignTenants)) {
+    it.skipIf(tenantInputs.length === 0)(`404 for ids of another organization: ${tenantName}`, async () => {
+      const tenant = foreignTenant(people);
+      const ids: Record<string, string> = {};
+      for (const name of tenantInputs) ids[name] = await foreignId(name, tenant);
+      const response = await requestFor(operation, ids, await aliceCredential());
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    });
+  }
+});
 
 describe("auth matrix: the foreign tenants", () => {
   it("include one in the caller's own database, so that its 404 is the organization check's", async () => {

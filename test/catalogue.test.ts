@@ -5,9 +5,9 @@ import { call } from "./stack";
 type DocumentOperation = { "x-mcp-tool": string; "x-mcp-hints": unknown; security: unknown[] };
 
 describe("the catalogue's auth kind and MCP hints", () => {
-  it("gives every operation a bearer auth and hints from its method, overridden where the route differs", () => {
+  it("gives every operation a bearer auth but the console's /api-keys routes, and hints from its method", () => {
     for (const operation of catalogue) {
-      expect(operation.auth, operation.operationId).toBe("bearer");
+      expect(operation.auth, operation.operationId).toBe(operation.path.startsWith("/api-keys") ? "session" : "bearer");
       expect(operation.mcpHints.title).toBe(operation.route.summary);
       const { readOnlyHint, destructiveHint, idempotentHint } = operation.mcpHints;
       if (operation.method === "get") expect([readOnlyHint, destructiveHint, idempotentHint]).toEqual([true, false, true]);
@@ -31,9 +31,21 @@ describe("the catalogue's auth kind and MCP hints", () => {
     };
     for (const operation of catalogue) {
       const entry = document.paths[operation.path]?.[operation.method];
+      if (operation.mcpTool === null) {
+        expect(entry && "x-mcp-tool" in entry).toBe(false);
+        continue;
+      }
       expect(entry?.["x-mcp-tool"]).toBe(operation.mcpTool);
       expect(entry?.["x-mcp-hints"]).toEqual(operation.mcpHints);
     }
+  });
+
+  it("makes no MCP tool of a session operation: MCP clients hold bearer tokens (DESIGN.md section 11)", () => {
+    const sessionOperations = catalogue.filter((operation) => operation.auth === "session");
+    expect(sessionOperations.map((operation) => operation.operationId).sort()).toEqual(
+      ["createApiKey", "getApiKey", "listApiKeys", "replaceApiKey", "revokeApiKey"].sort(),
+    );
+    for (const operation of sessionOperations) expect(operation.mcpTool).toBeNull();
   });
 
   it("refuses an operation without a bearer credential that a region would serve: it has no region to go to", () => {

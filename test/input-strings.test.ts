@@ -1,7 +1,7 @@
 import { catalogue, type Operation, openApiDocument } from "@crm/contracts";
 import { beforeAll, describe, expect, it } from "vitest";
+import { credentialFor } from "./console-browser";
 import { expectStatus, objectTypesOf, unique } from "./crm";
-import { createOrganization } from "./fixtures";
 import { call, cast } from "./stack";
 
 /**
@@ -55,16 +55,20 @@ const withBodies = catalogue.flatMap((operation) => {
 });
 
 describe.each(withBodies)("lone surrogates: $name", ({ operation, example }) => {
-  let key: string;
+  let credential: Record<string, string>;
   beforeAll(async () => {
-    ({ key } = await createOrganization());
+    credential = await credentialFor(operation);
   });
 
   it("400 naming each string of the body that holds a lone surrogate", async () => {
     for (const path of stringPaths(example)) {
       const json = withStringAt(example, path, (text) => `${text}${loneSurrogate}`);
       const query = operation.operationId === "assertRecord" ? "?matchingField=email" : "";
-      const response = await call(`${pathOf(operation)}${query}`, { method: operation.method.toUpperCase(), key, json });
+      const response = await call(`${pathOf(operation)}${query}`, {
+        method: operation.method.toUpperCase(),
+        headers: credential,
+        json,
+      });
       expect(response.status, path.join(".")).toBe(400);
       const { error } = (await response.json()) as ErrorBody;
       expect(error.code).toBe("invalid_request");

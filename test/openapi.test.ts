@@ -30,10 +30,20 @@ describe("GET /openapi.json", () => {
     expect(document.servers[0]?.url).toBe("http://127.0.0.1:8787/api/v1");
     expect(document.components.securitySchemes.ApiKeyBearer?.type).toBe("http");
     expect(document.components.securitySchemes.ServiceOAuth?.type).toBe("oauth2");
+    expect(document.components.securitySchemes.ConsoleSession).toMatchObject({
+      type: "apiKey",
+      in: "cookie",
+      name: "__Host-session",
+    });
     for (const operation of catalogue) {
       const entry = document.paths[operation.path]?.[operation.method];
       expect(entry?.operationId).toBe(operation.operationId);
-      expect(entry?.security).toEqual([{ ApiKeyBearer: [] }, { ServiceOAuth: operation.scope ? [operation.scope] : [] }]);
+      // The `/api-keys` routes take the console session only; every other route a bearer credential.
+      const security =
+        operation.auth === "session"
+          ? [{ ConsoleSession: [] }]
+          : [{ ApiKeyBearer: [] }, { ServiceOAuth: operation.scope ? [operation.scope] : [] }];
+      expect(entry?.security).toEqual(security);
       expect(entry?.["x-token-cost"]).toBe(operation.costUnits / 100);
       expect(Object.keys(entry?.responses ?? {})).toEqual(expect.arrayContaining(["400", "401", "403", "404", "429", "500"]));
     }

@@ -1,6 +1,6 @@
 import { catalogue, type Operation, openApiDocument } from "@crm/contracts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createOrganization } from "./fixtures";
+import { credentialFor } from "./console-browser";
 import { call } from "./stack";
 
 /**
@@ -28,8 +28,8 @@ interface ErrorBody {
   error: { code: string; details?: { path: string; message: string }[] };
 }
 
-async function detailsFor(operation: Operation, query: string, key: string) {
-  const response = await call(`${pathOf(operation)}?${query}`, { method: operation.method.toUpperCase(), key });
+async function detailsFor(operation: Operation, query: string, headers: Record<string, string>) {
+  const response = await call(`${pathOf(operation)}?${query}`, { method: operation.method.toUpperCase(), headers });
   const body = (await response.json()) as ErrorBody;
   return { status: response.status, code: body.error?.code, paths: (body.error?.details ?? []).map((detail) => detail.path) };
 }
@@ -42,13 +42,13 @@ const named = (operations: readonly Operation[]) =>
 
 describe.each(named(catalogue))("unknown query parameters: $name", ({ operation }) => {
   // A fresh organization per operation: its rate-limit windows are its own.
-  let key: string;
+  let credential: Record<string, string>;
   beforeAll(async () => {
-    ({ key } = await createOrganization());
+    credential = await credentialFor(operation);
   });
 
   it("400 for a query parameter the operation does not declare", async () => {
-    const result = await detailsFor(operation, "unexpected=1", key);
+    const result = await detailsFor(operation, "unexpected=1", credential);
     expect(result.status).toBe(400);
     expect(result.code).toBe("invalid_request");
     expect(result.paths).toContain("query.unexpected");
@@ -60,18 +60,18 @@ const integersOf = (operation: Operation) => parametersOf(operation).filter((par
 describe.each(named(catalogue.filter((operation) => integersOf(operation).length > 0)))(
   "integer query parameters: $name",
   ({ operation }) => {
-    let key: string;
+    let credential: Record<string, string>;
     beforeAll(async () => {
-      ({ key } = await createOrganization());
+      credential = await credentialFor(operation);
     });
 
     it.each(integersOf(operation))("$name takes only a plain decimal integer", async (parameter) => {
       for (const value of notPlainIntegers) {
-        const result = await detailsFor(operation, `${parameter.name}=${encodeURIComponent(value)}`, key);
+        const result = await detailsFor(operation, `${parameter.name}=${encodeURIComponent(value)}`, credential);
         expect(result.status, `${parameter.name}=${JSON.stringify(value)}`).toBe(400);
         expect(result.paths, `${parameter.name}=${JSON.stringify(value)}`).toContain(`query.${parameter.name}`);
       }
-      const plain = await detailsFor(operation, `${parameter.name}=${parameter.schema.minimum ?? 1}`, key);
+      const plain = await detailsFor(operation, `${parameter.name}=${parameter.schema.minimum ?? 1}`, credential);
       expect(plain.paths, `${parameter.name}=${parameter.schema.minimum ?? 1}`).not.toContain(`query.${parameter.name}`);
     });
   },

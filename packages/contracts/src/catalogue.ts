@@ -1,3 +1,4 @@
+import { createApiKey, getApiKey, listApiKeys, replaceApiKey, revokeApiKey } from "./operations/api-keys";
 import {
   createField,
   createFieldOption,
@@ -91,6 +92,11 @@ export const operations = {
   showUnsubscribe,
   confirmUnsubscribe,
   getUsage,
+  listApiKeys,
+  createApiKey,
+  getApiKey,
+  revokeApiKey,
+  replaceApiKey,
 } as const;
 
 export type OperationId = keyof typeof operations;

@@ -35,6 +35,13 @@ export function openApiDocument(origin: string) {
       clientCredentials: { tokenUrl: `${origin}/oauth/token`, scopes: scopeDescriptions },
     },
   });
+  registry.registerComponent("securitySchemes", "ConsoleSession", {
+    type: "apiKey",
+    in: "cookie",
+    name: "__Host-session",
+    description:
+      "The console's session cookie, set at sign-in on `/console/sign-in`. Accepted from the same origin only; unsafe methods also need the `X-CSRF-Token` header of the console page. Only the `/api-keys` routes take it.",
+  });
   for (const [name, header] of Object.entries(responseHeaders)) registry.registerComponent("headers", name, header);
   for (const operation of catalogue) registry.registerPath(operation.route);
   const environment = /^https?:\/\/(localhost|127\.0\.0\.1)(:|$)/.test(origin) ? "local development" : "production";

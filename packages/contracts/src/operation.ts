@@ -14,6 +14,7 @@ export const tagDescriptions = {
   Meetings: "Meetings with recording and transcript metadata",
   Webhooks: "Outbound webhook subscriptions and deliveries",
   Usage: "Token usage of the organization",
+  "API keys": "Your API keys, managed with a console session (never with a key or token)",
 } as const;
 export type Tag = keyof typeof tagDescriptions;
 
@@ -28,9 +29,11 @@ type Server = "region" | "gateway";
  * How the caller of an operation is identified, which the gateway's pipeline branches on:
  * `bearer` — an API key (later also an OAuth access token), authenticated, scoped and charged;
  * `none` — public, no credential, limited per client IP;
- * `signature` — a signed inbound request (webhooks of providers), verified by the route itself.
+ * `signature` — a signed inbound request (webhooks of providers), verified by the route itself;
+ * `session` — the console's session cookie, same origin only (the `/api-keys` routes): a bearer
+ * credential is refused there, so a key can never mint keys.
  */
-export type AuthKind = "bearer" | "none" | "signature";
+export type AuthKind = "bearer" | "none" | "signature" | "session";
 
 /** The MCP tool annotations of an operation (MCP specification, `ToolAnnotations`). */
 export interface McpHints {
@@ -66,8 +69,11 @@ interface OperationSpec<
   costUnits: number;
   /** How the caller is identified; `bearer` unless said otherwise. */
   auth?: A;
-  /** Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). */
-  mcpTool: string;
+  /**
+   * Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). Session
+   * operations have none: MCP clients hold bearer tokens (DESIGN.md section 11).
+   */
+  mcpTool: A extends "session" ? null : string;
   /** Where the tool's hints differ from what the method implies (a POST that only reads, say); the title defaults to the summary. */
   mcpHints?: Partial<McpHints>;
   /**
@@ -144,6 +150,14 @@ export function defineOperation<
     throw new Error(`${spec.operationId}: an operation with auth "${auth}" must be served by the gateway`);
   }
   const mcpHints: McpHints = { title: spec.summary, ...methodHints(spec.method), ...spec.mcpHints };
+  const security = {
+    bearer: [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }],
+    session: [{ ConsoleSession: [] }],
+    none: [],
+    signature: [],
+  }[auth];
+  // The gateway serves session operations itself and keeps no idempotency records for them.
+  const idempotent = spec.method !== "get" && auth !== "session";
   const route = createRoute<P, OperationRoute<M, P, Req, Res>>({
     method: spec.method,
     path: spec.path,
@@ -151,13 +165,14 @@ export function defineOperation<
     tags: [spec.tag],
     summary: spec.summary,
     description: spec.description,
-    security: auth === "bearer" ? [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }] : [],
-    ...(spec.method === "get" ? {} : { parameters: [idempotencyKeyParameter] }),
+    security,
+    ...(idempotent ? { parameters: [idempotencyKeyParameter] } : {}),
     request: withStrictQuery(spec.request),
     responses: {
       ...errorResponses({
         write: spec.method !== "get",
-        authenticated: auth === "bearer",
+        idempotent,
+        credential: auth,
         paginated: isPaginated(spec.request),
         domainCodes: spec.errors ?? [],
       }),
@@ -165,8 +180,7 @@ export function defineOperation<
     },
     "x-scope": spec.scope,
     "x-token-cost": spec.costUnits / 100,
-    "x-mcp-tool": spec.mcpTool,
-    "x-mcp-hints": mcpHints,
+    ...(spec.mcpTool === null ? {} : { "x-mcp-tool": spec.mcpTool, "x-mcp-hints": mcpHints }),
   });
   return {
     operationId: spec.operationId,
@@ -176,7 +190,7 @@ export function defineOperation<
     scope: spec.scope,
     costUnits: spec.costUnits,
     auth,
-    mcpTool: spec.mcpTool,
+    mcpTool: spec.mcpTool as A extends "session" ? null : string,
     mcpHints,
     servedBy: (spec.servedBy ?? "region") as S,
     route,

@@ -134,11 +134,17 @@ const credentialCodes: ErrorCode[] = [
   "organization_required",
   "organization_mismatch",
 ];
+/** What a console session can be refused with: no session, no organization chosen, another organization. */
+const sessionCodes: ErrorCode[] = ["unauthorized", "organization_required", "organization_mismatch"];
+/** Codes of an `Idempotency-Key`; the gateway's session operations take none. */
+const idempotencyCodes: ErrorCode[] = ["invalid_idempotency_key", "idempotency_key_in_use", "idempotency_key_reused"];
 
 export interface ErrorCodeOptions {
   write: boolean;
-  /** Takes a bearer credential (`auth: "bearer"`), so it can answer 401 and scope errors. */
-  authenticated: boolean;
+  /** Takes an `Idempotency-Key` (every write served by a region). */
+  idempotent: boolean;
+  /** How the caller is identified: a bearer credential can answer 401 and scope errors, a session fewer. */
+  credential: "bearer" | "session" | "none" | "signature";
   /** Lists take a cursor, so they can answer `invalid_cursor`. */
   paginated: boolean;
   /** Codes of this operation's domain (`identity_conflict`, `system_resource`, …). */
@@ -146,13 +152,15 @@ export interface ErrorCodeOptions {
 }
 
 /** The error responses of an operation: one per status, its `code` an enum read from `errorStatus`. */
-export function errorResponses({ write, authenticated, paginated, domainCodes }: ErrorCodeOptions) {
+export function errorResponses({ write, idempotent, credential, paginated, domainCodes }: ErrorCodeOptions) {
   const codes = new Set<ErrorCode>([
     ...(write ? writeCodes : readCodes),
     ...(paginated ? ["invalid_cursor" as const] : []),
     ...domainCodes,
   ]);
-  if (!authenticated) for (const code of credentialCodes) codes.delete(code);
+  if (credential !== "bearer") for (const code of credentialCodes) codes.delete(code);
+  if (credential === "session") for (const code of sessionCodes) codes.add(code);
+  if (!idempotent) for (const code of idempotencyCodes) codes.delete(code);
   const byStatus = new Map<number, [ErrorCode, ...ErrorCode[]]>();
   for (const code of codes) {
     const status = errorStatus[code];

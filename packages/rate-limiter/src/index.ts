@@ -1,3 +1,4 @@
+export { clientAddressKey } from "./client-address";
 export { type RateLimitHeaders, rateLimitHeaders } from "./headers";
 export { RateLimiter } from "./limiter-object";
 export { type Admission, type AdmissionJournal, SlidingWindowLog, type WindowDecision } from "./sliding-window";

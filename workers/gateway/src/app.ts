@@ -3,6 +3,7 @@ import { newId } from "@crm/db";
 import { drizzle } from "drizzle-orm/d1";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { consoleApp } from "./console/console-app";
 import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
 import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
@@ -70,6 +71,7 @@ export function createGateway() {
   app.route("/", oauthRoutes);
   app.route("/__dev", seedRoutes);
   app.route("/__dev/oauth", oauthDevRoutes);
+  app.route("/console", consoleApp());
 
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;

@@ -1,12 +1,13 @@
 import type { AuthKind, GatewayOperationId, operations } from "@crm/contracts";
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { GatewayAppEnv } from "./env";
+import { createApiKey, getApiKey, listApiKeys, replaceApiKey, revokeApiKey } from "./routes/api-keys";
 import { confirmUnsubscribe } from "./routes/confirm-unsubscribe";
 import { getUsage } from "./routes/get-usage";
 import { showUnsubscribe } from "./routes/show-unsubscribe";
 
-/** A bearer operation's handler sees the actor; a public or signed one has none to see. */
-export type HandlerEnv<A extends AuthKind> = A extends "bearer"
+/** A bearer or session operation's handler sees the actor; a public or signed one has none to see. */
+export type HandlerEnv<A extends AuthKind> = A extends "bearer" | "session"
   ? GatewayAppEnv
   : { Bindings: GatewayAppEnv["Bindings"]; Variables: Omit<GatewayAppEnv["Variables"], "actor"> };
 
@@ -15,6 +16,11 @@ export const gatewayHandlers: {
   [Id in GatewayOperationId]: RouteHandler<(typeof operations)[Id]["route"], HandlerEnv<(typeof operations)[Id]["auth"]>>;
 } = {
   getUsage,
+  listApiKeys,
+  createApiKey,
+  getApiKey,
+  revokeApiKey,
+  replaceApiKey,
   showUnsubscribe,
   confirmUnsubscribe,
 };

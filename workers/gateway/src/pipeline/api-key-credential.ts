@@ -59,6 +59,11 @@ async function loadKey(db: DrizzleD1Database, prefix: string, now: number): Prom
   return record;
 }
 
+/** Drops a key from this isolate's cache (at its revocation): the isolate refuses it from its next request on. */
+export function forgetApiKey(prefix: string): void {
+  keyCache.delete(prefix);
+}
+
 /** Whether the token has the shape of an API key (`crm_<prefix>_<secret>`). */
 export const isApiKey = (token: string): boolean => apiKeyPrefix(token) !== null;
 

@@ -6,6 +6,7 @@ import { charge } from "./charge";
 import { forward } from "./forward";
 import type { GatewayCall, OperationRequest } from "./operation-call";
 import { serveOwnOperation } from "./own-operations";
+import { authenticateSession } from "./session-credential";
 
 /**
  * Runs one catalogue operation through the gateway's steps and answers its response; every failure
@@ -16,12 +17,29 @@ import { serveOwnOperation } from "./own-operations";
  *   bearer:    authenticate → authorize → admit → forward → charge
  *   none:      admit (client address, platform) → the gateway's own handler
  *   signature: admit (platform) → the gateway's own handler, which verifies the signature
+ *   session:   console session (same origin, CSRF) → admit → the gateway's own handler (free, not booked)
  */
 export async function runOperation(call: GatewayCall, operation: Operation, request: OperationRequest): Promise<Response> {
   if (operation.auth === "bearer") return runAuthenticated(call, operation, request, await authenticate(call, request));
+  if (operation.auth === "session") {
+    const actor = await authenticateSession(call, request);
+    const limits = await admit(call, operation, request, actor);
+    return withHeaders(await serveOwnOperation(call, actor, request), { ...limits, "x-token-cost": "0" });
+  }
   const limits = await admit(call, operation, request, null);
   // No credential, no organization to charge: such a request costs nothing, and says so like every success.
   return withHeaders(await serveOwnOperation(call, null, request), { ...limits, "x-token-cost": "0" });
+}
+
+/**
+ * Runs a bearer operation for an actor another surface has already established (a console page
+ * reading for its signed-in user): the steps after authentication, within the same rate limits, but
+ * not booked: the console's own reads are not the organization's API usage or a key's activity.
+ */
+export async function runOperationAs(call: GatewayCall, operation: Operation, request: OperationRequest, actor: Actor) {
+  authorize(operation, actor, request);
+  const limits = await admit(call, operation, request, actor);
+  return withHeaders(await forward(call, operation, actor, request), limits);
 }
 
 async function runAuthenticated(call: GatewayCall, operation: Operation, request: OperationRequest, actor: Actor) {

@@ -1,0 +1,175 @@
+import { env } from "cloudflare:test";
+import { control } from "@crm/db";
+import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { describe, expect, it } from "vitest";
+import { ConsoleBrowser, consoleUser, joinAnotherOrganization, origin } from "./console-browser";
+import { call, eventually } from "./stack";
+
+/** The `/api-keys` JSON routes: a console session of the same origin only, with the CSRF header on unsafe methods. */
+
+interface Session {
+  cookie: string;
+  csrf: string;
+}
+
+async function session(options: { workspaceCount?: number } = {}) {
+  const user = await consoleUser(options);
+  const browser = new ConsoleBrowser();
+  await browser.signIn(user.email, user.password);
+  const { csrf } = await browser.page("/console/api-keys");
+  return { user, browser, session: { cookie: `__Host-session=${browser.cookies.get("__Host-session")}`, csrf } };
+}
+
+/** A request as the console page's own script would send it. */
+const asConsole = ({ cookie, csrf }: Session, extra: Record<string, string> = {}) => ({
+  cookie,
+  "x-csrf-token": csrf,
+  origin,
+  "sec-fetch-site": "same-origin",
+  ...extra,
+});
+
+const errorCode = async (response: Response) => ((await response.json()) as { error: { code: string; message: string } }).error;
+
+describe("/api-keys with a console session", () => {
+  it("create (key shown once), list, get with activity, replace and revoke", async () => {
+    const { user, session: s } = await session({ workspaceCount: 2 });
+    const workspaceId = user.workspaceIds[0] as string;
+    const created = await call("/api-keys", {
+      method: "POST",
+      headers: asConsole(s),
+      json: { name: "CI", scopes: ["crm:records:read"], workspaceIds: [workspaceId], expiresInDays: 30 },
+    });
+    expect(created.status).toBe(201);
+    const { apiKey, key } = (await created.json()) as {
+      apiKey: { id: string; prefix: string; workspaceIds: string[] };
+      key: string;
+    };
+    expect(key.startsWith(`crm_${apiKey.prefix}_`)).toBe(true);
+    // The public columns only: never the secret's hash, the owner or the organization.
+    expect(Object.keys(apiKey).sort()).toEqual(
+      ["createdAt", "expiresAt", "id", "lastUsedAt", "name", "prefix", "scopes", "workspaceIds"].sort(),
+    );
+    expect(apiKey.workspaceIds).toEqual([workspaceId]);
+
+    expect((await call("/workspaces", { key })).status).toBe(200);
+    const list = (await (await call("/api-keys", { headers: asConsole(s) })).json()) as { data: { id: string }[] };
+    expect(list.data.map((entry) => entry.id)).toContain(apiKey.id);
+    expect(JSON.stringify(list)).not.toContain(key);
+    const detail = await eventually(
+      async () =>
+        (await (await call(`/api-keys/${apiKey.id}`, { headers: asConsole(s) })).json()) as { activity: { route: string }[] },
+      (body) => body.activity.length > 0,
+    );
+    expect(detail.activity[0]?.route).toBe("/workspaces");
+
+    const replaced = await call(`/api-keys/${apiKey.id}/replace`, { method: "POST", headers: asConsole(s) });
+    expect(replaced.status).toBe(201);
+    const replacement = (await replaced.json()) as {
+      apiKey: { id: string; workspaceIds: string[] };
+      key: string;
+      replacedId: string;
+    };
+    expect(replacement.replacedId).toBe(apiKey.id);
+    expect(replacement.apiKey.workspaceIds).toEqual([workspaceId]);
+    expect(JSON.stringify(replacement)).not.toMatch(/secretHash|ownerId/);
+    expect((await call("/workspaces", { key })).status).toBe(401);
+    expect((await call("/workspaces", { key: replacement.key })).status).toBe(200);
+
+    const revoked = await call(`/api-keys/${replacement.apiKey.id}`, { method: "DELETE", headers: asConsole(s) });
+    expect(await revoked.json()).toEqual({ deletedId: replacement.apiKey.id });
+    expect((await call("/workspaces", { key: replacement.key })).status).toBe(401);
+    expect((await call(`/api-keys/${replacement.apiKey.id}`, { headers: asConsole(s) })).status).toBe(404);
+  });
+
+  it("refuse API keys: 403 forbidden saying keys are managed from the console, even beside a session", async () => {
+    const { user, session: s } = await session();
+    for (const headers of [{ authorization: `Bearer ${user.key}` }, asConsole(s, { authorization: `Bearer ${user.key}` })]) {
+      const response = await call("/api-keys", {
+        method: "POST",
+        headers,
+        json: { name: "Minted", scopes: ["crm:records:read"] },
+      });
+      expect(response.status).toBe(403);
+      const error = await errorCode(response);
+      expect(error.code).toBe("forbidden");
+      expect(error.message).toContain("managed from the console");
+    }
+    const rows = await drizzle(env.CONTROL_DB).select().from(control.apiKeys).where(eq(control.apiKeys.ownerId, user.userId));
+    expect(rows.map((row) => row.name)).not.toContain("Minted");
+  });
+
+  it("refuse requests without a session (401), from another origin (403) or without the CSRF header (403)", async () => {
+    const { session: s } = await session();
+    const unauthenticated = await call("/api-keys");
+    expect(unauthenticated.status).toBe(401);
+    expect((await errorCode(unauthenticated)).code).toBe("unauthorized");
+    expect((await call("/api-keys", { headers: { cookie: "__Host-session=forged" } })).status).toBe(401);
+    expect((await call("/api-keys", { headers: asConsole(s, { origin: "https://evil.example" }) })).status).toBe(403);
+    expect((await call("/api-keys", { headers: asConsole(s, { "sec-fetch-site": "cross-site" }) })).status).toBe(403);
+    const { "x-csrf-token": _, ...withoutCsrf } = asConsole(s);
+    const body = { name: "No CSRF", scopes: ["crm:records:read"] };
+    expect((await call("/api-keys", { method: "POST", headers: withoutCsrf, json: body })).status).toBe(403);
+    const other = await session();
+    expect(
+      (await call("/api-keys", { method: "POST", headers: asConsole(s, { "x-csrf-token": other.session.csrf }), json: body }))
+        .status,
+    ).toBe(403);
+  });
+
+  it("validate the settings: unknown scopes, expiries and properties → 400, another organization's workspace → 404", async () => {
+    const { session: s } = await session();
+    const foreign = await consoleUser();
+    for (const json of [
+      { name: "x", scopes: ["crm:everything"] },
+      { name: "x", scopes: [] },
+      { name: "x", scopes: ["tasks:read"], expiresInDays: 14 },
+      { name: "x", scopes: ["tasks:read"], revokedAt: 1 },
+    ]) {
+      expect((await call("/api-keys", { method: "POST", headers: asConsole(s), json })).status, JSON.stringify(json)).toBe(400);
+    }
+    const response = await call("/api-keys", {
+      method: "POST",
+      headers: asConsole(s),
+      json: { name: "x", scopes: ["tasks:read"], workspaceIds: [foreign.workspaceIds[0]] },
+    });
+    expect(response.status).toBe(404);
+  });
+
+  it("never reach another user's keys", async () => {
+    const { session: s } = await session();
+    const other = await session();
+    const created = await call("/api-keys", {
+      method: "POST",
+      headers: asConsole(other.session),
+      json: { name: "Theirs", scopes: ["tasks:read"] },
+    });
+    const { apiKey } = (await created.json()) as { apiKey: { id: string } };
+    expect((await call(`/api-keys/${apiKey.id}`, { headers: asConsole(s) })).status).toBe(404);
+    expect((await call(`/api-keys/${apiKey.id}`, { method: "DELETE", headers: asConsole(s) })).status).toBe(404);
+    expect((await call(`/api-keys/${apiKey.id}/replace`, { method: "POST", headers: asConsole(s) })).status).toBe(404);
+  });
+
+  it("ask a user of several organizations without a selected one to choose (400 organization_required)", async () => {
+    const { user, session: s } = await session();
+    const other = await joinAnotherOrganization(user.userId);
+    await drizzle(env.CONTROL_DB)
+      .update(control.consoleSessions)
+      .set({ organizationId: null })
+      .where(eq(control.consoleSessions.userId, user.userId));
+    const response = await call("/api-keys", { headers: asConsole(s) });
+    expect(response.status).toBe(400);
+    const error = (await response.json()) as { error: { code: string; details: { id: string }[] } };
+    expect(error.error.code).toBe("organization_required");
+    expect(error.error.details.map((organization) => organization.id).sort()).toEqual(
+      [user.organizationId, other.organizationId].sort(),
+    );
+    const chosen = await call("/api-keys", { headers: asConsole(s, { "x-service-organization-id": other.organizationId }) });
+    expect(chosen.status).toBe(200);
+    const stranger = await consoleUser();
+    expect(
+      (await call("/api-keys", { headers: asConsole(s, { "x-service-organization-id": stranger.organizationId }) })).status,
+    ).toBe(400);
+  });
+});

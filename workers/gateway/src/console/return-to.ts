@@ -1,0 +1,19 @@
+/** Where the console goes after sign-in when no (acceptable) `return_to` was given. */
+export const consoleHome = "/console/api-keys";
+const base = "https://console.invalid";
+
+/**
+ * The `return_to` of a sign-in, reduced to a path of this origin: the OAuth consent flow sends users
+ * here and gets them back, and nothing else may. Absolute URLs, protocol-relative `//host`, backslash
+ * tricks (`/\host`, which browsers read as `//host`), spaces and control characters fall back to the console.
+ */
+export function safeReturnTo(value: string | null | undefined): string {
+  if (!value || value.length > 2048 || !value.startsWith("/") || value.startsWith("//")) return consoleHome;
+  if (value.includes("\\") || [...value].some((character) => character <= " " || character === "\u007f")) return consoleHome;
+  try {
+    const url = new URL(value, base);
+    return url.origin === base ? `${url.pathname}${url.search}${url.hash}` : consoleHome;
+  } catch {
+    return consoleHome;
+  }
+}
