@@ -136,7 +136,11 @@ export const getAttachment = defineOperation({
   responses: {
     200: {
       description: "The attachment's bytes, with its stored content type",
-      content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
+      content: {
+        "application/octet-stream": {
+          schema: z.string().max(26_214_400).openapi({ format: "binary", description: "At most 25 MiB, as inbound mail" }),
+        },
+      },
     },
   },
 });
@@ -158,7 +162,7 @@ const oneClick = z
 
 const unsubscribePage = (description: string) => ({
   description,
-  content: { "text/html": { schema: z.string().openapi({ example: "<!doctype html>…" }) } },
+  content: { "text/html": { schema: z.string().max(10_000).openapi({ example: "<!doctype html>…" }) } },
 });
 
 export const showUnsubscribe = defineOperation({
