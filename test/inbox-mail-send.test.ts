@@ -140,6 +140,25 @@ describe("compose: POST /inbox/conversations", () => {
     expect(await countRows("us", messages, eq(messages.workspaceId, workspace.workspaceId))).toBe(0);
   });
 
+  it("sends once when retried with the same Idempotency-Key", async () => {
+    const workspace = await mailWorkspace();
+    const json = {
+      workspaceId: workspace.workspaceId,
+      mailbox: workspace.mailbox,
+      to: ["ada@customer.example"],
+      subject: "Only once",
+      text: "Hi",
+    };
+    const headers = { "idempotency-key": crypto.randomUUID() };
+    const first = await call("/inbox/conversations", { method: "POST", key: workspace.key, json, headers });
+    const again = await call("/inbox/conversations", { method: "POST", key: workspace.key, json, headers });
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const [sent, replayed] = [(await first.json()) as Sent, (await again.json()) as Sent];
+    expect(replayed.message.id).toBe(sent.message.id);
+    expect(await countRows("us", messages, eq(messages.workspaceId, workspace.workspaceId))).toBe(1);
+  });
+
   it("answers 413 for a body of 1 MiB or more", async () => {
     const workspace = await mailWorkspace();
     const response = await compose(workspace.key, {
