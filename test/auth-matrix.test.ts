@@ -1,13 +1,12 @@
 import { env } from "cloudflare:test";
 import { catalogue, type Operation, openApiDocument, scopes } from "@crm/contracts";
-import { control, regional } from "@crm/db";
+import { control } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiKeyPrefix } from "../workers/gateway/src/api-keys";
 import { consoleSessionHeaders } from "./console-browser";
-import { createKey, regionDb } from "./fixtures";
-import { deliver, rawMessage } from "./mail";
+import { createKey } from "./fixtures";
 import { call, cast } from "./stack";
 
 /**
@@ -26,14 +25,10 @@ const foreignTenants = {
   "Initech, in the caller's database": ({ erin, initech }: Cast) => ({
     key: erin.apiKey,
     workspaceId: initech.workspaces[0]?.id as string,
-    mailbox: initech.workspaces[0]?.mailbox as string,
-    region: initech.region,
   }),
   "Globex, in another region": ({ dave, globex }: Cast) => ({
     key: dave.apiKey,
     workspaceId: globex.workspaces[0]?.id as string,
-    mailbox: globex.workspaces[0]?.mailbox as string,
-    region: globex.region,
   }),
 };
 type ForeignTenant = ReturnType<(typeof foreignTenants)[keyof typeof foreignTenants]>;
@@ -67,10 +62,6 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
     });
     return webhook.id;
   },
-  // Inbox ids of mail the foreign workspace sent and received, through the API and the gateway's email() handler.
-  conversationId: async (tenant) => (await foreignMail(tenant)).conversationId,
-  messageId: async (tenant) => (await foreignMail(tenant)).messageId,
-  attachmentId: async (tenant) => (await foreignMail(tenant)).attachmentId,
   // The foreign owner's own API key: a console session must not see or touch it.
   keyId: async ({ key }) => {
     const [row] = await drizzle(env.CONTROL_DB)
@@ -78,6 +69,31 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
       .from(control.apiKeys)
       .where(eq(control.apiKeys.prefix, apiKeyPrefix(key) as string));
     return row?.id as string;
+  },
+  // Inbox ids come from the demo conversations of the foreign workspace (the seed stores them as mail).
+  conversationId: async ({ key, workspaceId }) => {
+    const page = (await (await call(`/inbox/conversations?workspaceId=${workspaceId}&limit=1`, { key })).json()) as {
+      data: { id: string }[];
+    };
+    return page.data[0]?.id as string;
+  },
+  messageId: async (tenant) => {
+    const conversationId = await foreignId("conversationId", tenant);
+    const page = (await (await call(`/inbox/conversations/${conversationId}/messages?limit=1`, { key: tenant.key })).json()) as {
+      data: { id: string }[];
+    };
+    return page.data[0]?.id as string;
+  },
+  // The attachment of the seed's mail with a file (it came in through the inbound entry like any mail).
+  attachmentId: async ({ key, workspaceId }) => {
+    const conversations = (await (await call(`/inbox/conversations?workspaceId=${workspaceId}&limit=100`, { key })).json()) as {
+      data: { id: string; hasAttachments: boolean }[];
+    };
+    const withFile = conversations.data.find((conversation) => conversation.hasAttachments);
+    const messages = (await (await call(`/inbox/conversations/${withFile?.id}/messages`, { key })).json()) as {
+      data: { attachments: { id: string }[] }[];
+    };
+    return messages.data.flatMap((message) => message.attachments)[0]?.id as string;
   },
   recordId: async (tenant) => {
     const { objectTypeId } = await foreignDeals(tenant);
@@ -108,33 +124,6 @@ async function created<T>(path: string, tenant: ForeignTenant, json: unknown): P
   const response = await call(path, { method: "POST", key: tenant.key, json });
   if (response.status !== 201) throw new Error(`POST ${path} as a foreign owner: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
-}
-
-/** A message with an attachment delivered to the foreign workspace's mailbox, once per tenant. */
-const foreignMails = new Map<string, Promise<{ conversationId: string; messageId: string; attachmentId: string }>>();
-function foreignMail(tenant: ForeignTenant) {
-  let mail = foreignMails.get(tenant.workspaceId);
-  if (!mail) {
-    mail = (async () => {
-      const messageId = `${crypto.randomUUID()}@customer.example`;
-      const attachment = { filename: "foreign.txt", contentType: "text/plain", content: "foreign" };
-      const delivery = await deliver(rawMessage({ to: tenant.mailbox, messageId: `<${messageId}>`, attachment }), tenant.mailbox);
-      if (delivery.rejected) throw new Error(`mail to ${tenant.mailbox} rejected: ${delivery.rejected}`);
-      const db = regionDb(tenant.region);
-      const [message] = await db.select().from(regional.messages).where(eq(regional.messages.messageIdHeader, messageId));
-      const [file] = await db
-        .select()
-        .from(regional.attachments)
-        .where(eq(regional.attachments.messageId, message?.id ?? ""));
-      return {
-        conversationId: message?.conversationId as string,
-        messageId: message?.id as string,
-        attachmentId: file?.id as string,
-      };
-    })();
-    foreignMails.set(tenant.workspaceId, mail);
-  }
-  return mail;
 }
 
 /** The foreign workspace's deals type, its stage field and a view, read through the API with its owner's key. */
@@ -206,79 +195,80 @@ function requestFor(operation: Operation, ids: Record<string, string>, credentia
   });
 }
 
-// Public operations (`auth: "none"`, such as the unsubscribe page) take no credential to check; their own tests cover them.
-const credentialOperations = catalogue.filter((operation) => operation.auth === "bearer" || operation.auth === "session");
+// Operations that take a credential; public ones (`auth: "none"`, the unsubscribe page) have none to check.
+const checked = catalogue.filter((operation) => operation.auth === "bearer" || operation.auth === "session");
 
-describe.each(
-  credentialOperations.map((operation) => ({ name: `${operation.method.toUpperCase()} ${operation.path}`, operation })),
-)("auth matrix: $name", ({ operation }) => {
-  let people: Cast;
-  beforeAll(async () => {
-    people = await cast();
-  });
+describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCase()} ${operation.path}`, operation })))(
+  "auth matrix: $name",
+  ({ operation }) => {
+    let people: Cast;
+    beforeAll(async () => {
+      people = await cast();
+    });
 
-  const session = operation.auth === "session";
-  /** The caller's credential: alice's full-scope key, or (for the console's routes) a session of hers. */
-  const aliceCredential = async (): Promise<Credential> =>
-    session ? { headers: await consoleSessionHeaders(people.alice.id, people.acme.id) } : { key: people.alice.apiKey };
+    const session = operation.auth === "session";
+    /** The caller's credential: alice's full-scope key, or (for the console's routes) a session of hers. */
+    const aliceCredential = async (): Promise<Credential> =>
+      session ? { headers: await consoleSessionHeaders(people.alice.id, people.acme.id) } : { key: people.alice.apiKey };
 
-  it("401 unauthorized without a credential", async () => {
-    const response = await requestFor(operation, {});
-    expect(response.status).toBe(401);
-    // A session route has no bearer challenge to offer: the console signs in with a form.
-    expect(response.headers.get("www-authenticate")).toBe(session ? null : 'Bearer realm="api"');
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
-  });
+    it("401 unauthorized without a credential", async () => {
+      const response = await requestFor(operation, {});
+      expect(response.status).toBe(401);
+      // A session route has no bearer challenge to offer: the console signs in with a form.
+      expect(response.headers.get("www-authenticate")).toBe(session ? null : 'Bearer realm="api"');
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+    });
 
-  // A session route refuses every bearer credential; a bearer route tells bad ones apart.
-  if (session) {
-    it("403 forbidden for every bearer credential, a valid full-scope key included", async () => {
+    // A session route refuses every bearer credential; a bearer route tells bad ones apart.
+    if (session) {
+      it("403 forbidden for every bearer credential, a valid full-scope key included", async () => {
+        const { acme, alice } = people;
+        for (const key of ["garbage", acme.expiredKey, alice.apiKey]) {
+          const response = await requestFor(operation, {}, { key: key as string });
+          expect(response.status, `key ${key}`).toBe(403);
+          expect(((await response.json()) as { error: { code: string } }).error.code).toBe("forbidden");
+        }
+      });
+    } else {
+      it("401 invalid_token for garbage, expired and revoked keys", async () => {
+        const { acme } = people;
+        for (const key of ["garbage", `crm_${"A".repeat(12)}_${"b".repeat(43)}`, acme.expiredKey, acme.revokedKey]) {
+          const response = await requestFor(operation, {}, { key: key as string });
+          expect(response.status, `key ${key}`).toBe(401);
+          expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
+        }
+      });
+    }
+
+    it.skipIf(operation.scope === null)("403 insufficient_scope without the route's scope", async () => {
       const { acme, alice } = people;
-      for (const key of ["garbage", acme.expiredKey, alice.apiKey]) {
-        const response = await requestFor(operation, {}, { key: key as string });
-        expect(response.status, `key ${key}`).toBe(403);
-        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("forbidden");
-      }
+      const { key } = await createKey({
+        organizationId: acme.id,
+        ownerId: alice.id,
+        scopes: scopes.filter((scope) => scope !== operation.scope),
+      });
+      const response = await requestFor(operation, {}, { key });
+      expect(response.status).toBe(403);
+      expect(response.headers.get("www-authenticate")).toContain(`scope="${operation.scope}"`);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("insufficient_scope");
     });
-  } else {
-    it("401 invalid_token for garbage, expired and revoked keys", async () => {
-      const { acme } = people;
-      for (const key of ["garbage", `crm_${"A".repeat(12)}_${"b".repeat(43)}`, acme.expiredKey, acme.revokedKey]) {
-        const response = await requestFor(operation, {}, { key: key as string });
-        expect(response.status, `key ${key}`).toBe(401);
-        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
-      }
-    });
-  }
 
-  it.skipIf(operation.scope === null)("403 insufficient_scope without the route's scope", async () => {
-    const { acme, alice } = people;
-    const { key } = await createKey({
-      organizationId: acme.id,
-      ownerId: alice.id,
-      scopes: scopes.filter((scope) => scope !== operation.scope),
-    });
-    const response = await requestFor(operation, {}, { key });
-    expect(response.status).toBe(403);
-    expect(response.headers.get("www-authenticate")).toContain(`scope="${operation.scope}"`);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("insufficient_scope");
-  });
-
-  const { inPath, inQuery } = idParameters(operation);
-  // Ids in the body count too when they name a tenant's resource (e.g. `workspaceId` on creation).
-  const inBody = Object.keys(bodyExample(operation) ?? {}).filter((name) => name in foreignIdFactories);
-  const tenantInputs = [...new Set([...inPath, ...inQuery, ...inBody])];
-  for (const [tenantName, foreignTenant] of Object.entries(foreignTenants)) {
-    it.skipIf(tenantInputs.length === 0)(`404 for ids of another organization: ${tenantName}`, async () => {
-      const tenant = foreignTenant(people);
-      const ids: Record<string, string> = {};
-      for (const name of tenantInputs) ids[name] = await foreignId(name, tenant);
-      const response = await requestFor(operation, ids, await aliceCredential());
-      expect(response.status).toBe(404);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
-    });
-  }
-});
+    const { inPath, inQuery } = idParameters(operation);
+    // Ids in the body count too when they name a tenant's resource (e.g. `workspaceId` on creation).
+    const inBody = Object.keys(bodyExample(operation) ?? {}).filter((name) => name in foreignIdFactories);
+    const tenantInputs = [...new Set([...inPath, ...inQuery, ...inBody])];
+    for (const [tenantName, foreignTenant] of Object.entries(foreignTenants)) {
+      it.skipIf(tenantInputs.length === 0)(`404 for ids of another organization: ${tenantName}`, async () => {
+        const tenant = foreignTenant(people);
+        const ids: Record<string, string> = {};
+        for (const name of tenantInputs) ids[name] = await foreignId(name, tenant);
+        const response = await requestFor(operation, ids, await aliceCredential());
+        expect(response.status).toBe(404);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
+      });
+    }
+  },
+);
 
 describe("auth matrix: the foreign tenants", () => {
   it("include one in the caller's own database, so that its 404 is the organization check's", async () => {

@@ -4,8 +4,8 @@ import { regional } from "@crm/db";
 import { eq, inArray } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { countRows, regionDb } from "./fixtures";
-import { addPerson } from "./inbox";
-import { deliver, inboxMember, mailWorkspace, rawMessage } from "./mail";
+import { addInboxMember, addPerson } from "./inbox";
+import { deliver, mailWorkspace, rawMessage } from "./mail";
 import { call, cast } from "./stack";
 
 const { attachments, conversations, messages } = regional;
@@ -90,7 +90,7 @@ describe("inbound mail through the gateway's email() handler", () => {
     expect(await countRows("us", attachments, eq(attachments.workspaceId, workspace.workspaceId))).toBe(1);
 
     // Record-scoped access: the conversation is linked to no record, so it does not exist for a record_read member.
-    const reader = await inboxMember(workspace, "member", "record_read");
+    const reader = await addInboxMember(workspace, "member", "record_read");
     expect((await call(path, { key: reader.key })).status).toBe(404);
     expect((await call(`/inbox/messages/${message?.id}/attachments/att_000000000000`, { key: workspace.key })).status).toBe(404);
   });
@@ -120,7 +120,7 @@ describe("inbound mail through the gateway's email() handler", () => {
       .select()
       .from(attachments)
       .where(eq(attachments.messageId, message?.id ?? ""));
-    const reader = await inboxMember(workspace, "member", "record_read");
+    const reader = await addInboxMember(workspace, "member", "record_read");
     const response = await call(`/inbox/messages/${message?.id}/attachments/${file?.id}`, { key: reader.key });
     expect(response.status).toBe(200);
     expect(await response.text()).toBe("Notes from Ada");

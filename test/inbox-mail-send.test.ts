@@ -2,8 +2,8 @@ import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { countRows } from "./fixtures";
-import { addPerson } from "./inbox";
-import { deliver, headerOf, inboxMember, mailWorkspace, rawMessage, sentMime } from "./mail";
+import { addInboxMember, addPerson } from "./inbox";
+import { deliver, headerOf, mailWorkspace, rawMessage, sentMime } from "./mail";
 import { call, cast } from "./stack";
 
 const { messages } = regional;
@@ -289,9 +289,9 @@ describe("who may send", () => {
         text: "Hi",
       });
 
-    const viewer = await inboxMember(workspace, "viewer", "all");
-    const reader = await inboxMember(workspace, "member", "record_read");
-    const replier = await inboxMember(workspace, "member", "record_reply");
+    const viewer = await addInboxMember(workspace, "viewer", "all");
+    const reader = await addInboxMember(workspace, "member", "record_read");
+    const replier = await addInboxMember(workspace, "member", "record_reply");
     for (const key of [viewer.key, reader.key]) {
       for (const response of [await composeAs(key), await reply(key, linked.conversationId)]) {
         expect(response.status).toBe(403);

@@ -225,6 +225,34 @@ describe("storeMessage", () => {
     expect(kept).toMatchObject({ html: null, text: "The text part" });
   });
 
+  it("keeps what a response can show: long subjects and names cut, overlong addresses and references left out", async () => {
+    const { db, mailbox } = await inboxWorkspace();
+    const long = "x".repeat(1_200);
+    const stored = await storeMessage(
+      db,
+      inboundMessage(mailbox, {
+        subject: long,
+        from: { email: "ada@customer.example", name: long },
+        cc: [{ email: `${"y".repeat(300)}@customer.example`, name: null }],
+        references: [`<${long}@mail.test>`],
+        attachments: [{ id: "att_0000long01", filename: long, contentType: "text/plain", size: 1, r2Key: "k" }],
+      }),
+    );
+    const [message] = await db.select().from(messages).where(eq(messages.id, stored.messageId));
+    expect(message?.subject).toHaveLength(998);
+    expect(message?.fromAddress.name).toHaveLength(255);
+    expect(message?.ccAddresses).toEqual([]);
+    expect(message?.references).toEqual([]);
+    const [file] = await db.select().from(regional.attachments).where(eq(regional.attachments.messageId, stored.messageId));
+    expect(file?.filename).toHaveLength(255);
+    await expect(
+      storeMessage(db, inboundMessage(mailbox, { from: { email: `${"z".repeat(300)}@customer.example`, name: null } })),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(storeMessage(db, inboundMessage(mailbox, { messageId: `<${long}@mail.test>` }))).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+  });
+
   it("refuses a message for an unknown mailbox or without a Message-ID, storing nothing", async () => {
     const { db, mailbox, workspaceId } = await inboxWorkspace();
     await expect(storeMessage(db, inboundMessage("nobody@test.example"))).rejects.toMatchObject({ code: "not_found" });

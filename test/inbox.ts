@@ -1,7 +1,8 @@
 import { newId, regional } from "@crm/db";
+import { and, eq } from "drizzle-orm";
 import type { IncomingMessage } from "../workers/api/src/domain/inbox/store-message";
 import { createWorkspaceStatements } from "../workers/api/src/domain/workspaces";
-import { createOrganization, regionDb } from "./fixtures";
+import { createMember, createOrganization, regionDb } from "./fixtures";
 import { call } from "./stack";
 
 /**
@@ -56,4 +57,25 @@ export function inboundMessage(mailbox: string, overrides: Partial<IncomingMessa
     attachments: [],
     ...overrides,
   };
+}
+
+/** A member of the inbox workspace with a role and an inbox access, and their full-scope key. */
+export async function addInboxMember(
+  workspace: Awaited<ReturnType<typeof inboxWorkspace>>,
+  role: "member" | "viewer",
+  inboxAccess: "all" | "record_read" | "record_reply",
+) {
+  const member = await createMember({
+    organizationId: workspace.organizationId,
+    region: workspace.region,
+    workspaceId: workspace.workspaceId,
+    role,
+  });
+  await workspace.db
+    .update(regional.workspaceMembers)
+    .set({ inboxAccess })
+    .where(
+      and(eq(regional.workspaceMembers.workspaceId, workspace.workspaceId), eq(regional.workspaceMembers.userId, member.userId)),
+    );
+  return member;
 }

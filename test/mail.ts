@@ -1,10 +1,8 @@
 import { env } from "cloudflare:test";
-import { control, regional } from "@crm/db";
-import { and, eq } from "drizzle-orm";
+import { control } from "@crm/db";
 import { drizzle } from "drizzle-orm/d1";
 import PostalMime, { type Email } from "postal-mime";
 import gateway from "../workers/gateway/src/index";
-import { createMember } from "./fixtures";
 import { inboxWorkspace } from "./inbox";
 
 /**
@@ -22,22 +20,6 @@ export async function mailWorkspace(region: "us" | "eu" = "us") {
     createdAt: Date.now(),
   });
   return workspace;
-}
-
-/** A member of the workspace with a role and an inbox access, and their full-scope key. */
-export async function inboxMember(
-  workspace: Awaited<ReturnType<typeof mailWorkspace>>,
-  role: "member" | "viewer",
-  inboxAccess: "all" | "record_read" | "record_reply",
-) {
-  const member = await createMember({ ...workspace, role });
-  await workspace.db
-    .update(regional.workspaceMembers)
-    .set({ inboxAccess })
-    .where(
-      and(eq(regional.workspaceMembers.workspaceId, workspace.workspaceId), eq(regional.workspaceMembers.userId, member.userId)),
-    );
-  return member;
 }
 
 export interface RawMessage {

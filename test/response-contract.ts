@@ -26,9 +26,31 @@ const document = openApiDocument("http://127.0.0.1:8787") as unknown as {
   components: { schemas: Record<string, Json>; headers: Record<string, HeaderComponent> };
 };
 
-/** Refs of the document (`#/components/schemas/X`) as refs of a standalone schema (`#/$defs/X`). */
+/**
+ * The document's object schemas say which properties a response has, and the server must send
+ * no others (a leaked hash or internal id would otherwise pass): each object schema with
+ * `properties` is closed with `unevaluatedProperties: false`, except inside `allOf`, where the
+ * branches describe one object together. Only for checking responses; the document stays open.
+ */
+function closed(node: unknown, inAllOf = false): unknown {
+  if (Array.isArray(node)) return node.map((item) => closed(item, inAllOf));
+  if (!node || typeof node !== "object") return node;
+  const schema = Object.fromEntries(
+    Object.entries(node as Json).map(([key, value]) => {
+      if (key === "allOf") return [key, (value as unknown[]).map((branch) => closed(branch, true))];
+      if (key === "properties" || key === "$defs")
+        return [key, Object.fromEntries(Object.entries(value as Json).map(([name, sub]) => [name, closed(sub)]))];
+      if (key === "items" || key === "additionalProperties" || key === "anyOf" || key === "oneOf") return [key, closed(value)];
+      return [key, value];
+    }),
+  );
+  const open = !("properties" in schema) || "additionalProperties" in schema || "unevaluatedProperties" in schema;
+  return open || inAllOf ? schema : { ...schema, unevaluatedProperties: false };
+}
+
+/** Refs of the document (`#/components/schemas/X`) as refs of a standalone schema (`#/$defs/X`), objects closed. */
 const standalone = (schema: unknown): unknown =>
-  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"#/$defs/'));
+  closed(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"#/$defs/')));
 const definitions = standalone(document.components.schemas) as Json;
 
 const validators = new Map<string, Validator>();

@@ -1,5 +1,5 @@
 -- Mailbox address → organization (and workspace), so the gateway's email() handler routes inbound
--- mail to the organization's region without asking any region. (0003 is the identity/OAuth migration.)
+-- mail to the organization's region without asking any region.
 CREATE TABLE mailboxes (
   address TEXT PRIMARY KEY NOT NULL,
   organization_id TEXT NOT NULL REFERENCES organizations (id),

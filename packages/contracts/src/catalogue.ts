@@ -10,6 +10,13 @@ import {
 } from "./operations/crm-fields";
 import { createObjectType, deleteObjectType, listObjectTypes, updateObjectType } from "./operations/crm-objects";
 import { createView, deleteView, getView, listViews, reorderViews, updateView } from "./operations/crm-views";
+import {
+  getConversation,
+  listConversationMessages,
+  listConversations,
+  listRecordConversations,
+  updateConversation,
+} from "./operations/inbox-conversations";
 import { composeConversation, confirmUnsubscribe, getAttachment, sendMessage, showUnsubscribe } from "./operations/inbox-mail";
 import { createNote, deleteNote, getNote, listNotes, updateNote } from "./operations/notes";
 import {
@@ -77,6 +84,11 @@ export const operations = {
   getNote,
   updateNote,
   deleteNote,
+  listConversations,
+  getConversation,
+  updateConversation,
+  listRecordConversations,
+  listConversationMessages,
   // Before GET /webhooks/{webhookId}, which would otherwise take "event-types" for an id.
   listEventTypes,
   createWebhook,

@@ -13,6 +13,7 @@ export * from "./operations/crm-fields";
 export * from "./operations/crm-objects";
 export * from "./operations/crm-schemas";
 export * from "./operations/crm-views";
+export * from "./operations/inbox-conversations";
 export * from "./operations/inbox-mail";
 export * from "./operations/inbox-schemas";
 export * from "./operations/notes";

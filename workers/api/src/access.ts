@@ -119,7 +119,8 @@ export async function loadInWorkspace<Table extends WorkspaceResourceTable>(
 
 /**
  * `loadInWorkspace`, with more reads of the found row run while its workspace is checked; their
- * results are returned only once the check passed.
+ * results are returned only once the check passed, with the actor's access to the workspace (its
+ * inbox access decides which conversations the actor sees).
  */
 export async function loadInWorkspaceWith<Table extends WorkspaceResourceTable, Extra>(
   db: Database,
@@ -128,7 +129,7 @@ export async function loadInWorkspaceWith<Table extends WorkspaceResourceTable, 
   id: string,
   options: { what: string; role?: WorkspaceRole | undefined },
   read: (row: Table["$inferSelect"]) => Promise<Extra>,
-): Promise<[Table["$inferSelect"], Extra]> {
+): Promise<[Table["$inferSelect"], Extra, WorkspaceAccess]> {
   const [found] = await db
     .select()
     .from(table as SQLiteTable)
@@ -136,9 +137,9 @@ export async function loadInWorkspaceWith<Table extends WorkspaceResourceTable, 
     .limit(1);
   if (!found) throw new ApiError("not_found", `${options.what} not found`);
   const row = found as Table["$inferSelect"];
-  const [, extra] = await Promise.all([
+  const [access, extra] = await Promise.all([
     reachWorkspace(db, actor, (found as { workspaceId: string }).workspaceId, options),
     read(row),
   ]);
-  return [row, extra];
+  return [row, extra, access];
 }

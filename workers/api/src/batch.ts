@@ -6,3 +6,11 @@ export async function runBatch(db: Database, statements: BatchItem<"sqlite">[]):
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
 }
+
+/** Rows split so that each insert binds at most D1's 100 parameters (`columns` per row). */
+export function rowsPerStatement<Row>(rows: Row[], columns: number): Row[][] {
+  const size = Math.floor(100 / columns);
+  const chunks: Row[][] = [];
+  for (let i = 0; i < rows.length; i += size) chunks.push(rows.slice(i, i + size));
+  return chunks;
+}

@@ -19,7 +19,12 @@ import { updateObjectType } from "./routes/crm/update-object-type";
 import { updateView } from "./routes/crm/update-view";
 import { composeConversation } from "./routes/inbox/compose-conversation";
 import { getAttachment } from "./routes/inbox/get-attachment";
+import { getConversation } from "./routes/inbox/get-conversation";
+import { listConversationMessages } from "./routes/inbox/list-conversation-messages";
+import { listConversations } from "./routes/inbox/list-conversations";
+import { listRecordConversations } from "./routes/inbox/list-record-conversations";
 import { sendMessage } from "./routes/inbox/send-message";
+import { updateConversation } from "./routes/inbox/update-conversation";
 import { createNote } from "./routes/notes/create-note";
 import { deleteNote } from "./routes/notes/delete-note";
 import { getNote } from "./routes/notes/get-note";
@@ -86,6 +91,11 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   getNote,
   updateNote,
   deleteNote,
+  listConversations,
+  getConversation,
+  updateConversation,
+  listRecordConversations,
+  listConversationMessages,
   listEventTypes,
   createWebhook,
   listWebhooks,

@@ -21,7 +21,8 @@ export const conversationLifecycles = ["awaiting_reply", "replied"] as const;
 /**
  * Conversations; tasks link to them by id. `hasLinkedRecords` is kept with every link change, so
  * the filter and the record-scoped inbox access are served by an index.
- * Every list orders by `(lastMessageAtMs desc, id desc)`; each filter has an index ending in that order.
+ * Lists order by `(lastMessageAtMs desc, id desc)` (an inbox view may sort by creation instead); each
+ * filter has an index ending in that order.
  */
 export const conversations = sqliteTable(
   "conversations",
@@ -47,6 +48,7 @@ export const conversations = sqliteTable(
     index("conversations_workspace_closed").on(table.workspaceId, table.isClosed, table.lastMessageAtMs, table.id),
     index("conversations_workspace_linked").on(table.workspaceId, table.hasLinkedRecords, table.lastMessageAtMs, table.id),
     index("conversations_workspace_mailbox").on(table.workspaceId, table.mailbox, table.lastMessageAtMs, table.id),
+    index("conversations_workspace_created").on(table.workspaceId, table.createdAt, table.id),
   ],
 );
 

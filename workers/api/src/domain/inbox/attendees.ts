@@ -1,6 +1,7 @@
 import { regional } from "@crm/db";
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { rowsPerStatement } from "../../batch";
 import type { Database } from "../../env";
 import { identityKeyOf } from "../records/values";
 
@@ -55,14 +56,6 @@ export async function peopleByEmail(db: Database, workspaceId: string, emails: s
   return new Map(rows.map((row) => [row.identityKey as string, row.recordId]));
 }
 
-/** D1 binds at most 100 parameters a statement: an attendee row has 7, a link row 5. */
-function inChunks<T>(rows: T[], columns: number): T[][] {
-  const size = Math.floor(100 / columns);
-  const chunks: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) chunks.push(rows.slice(i, i + size));
-  return chunks;
-}
-
 /**
  * Adds a message's attendees to its conversation, linking matched people (source `attendee`).
  * An address seen before keeps its first name and match and becomes a sender once it sends.
@@ -83,7 +76,7 @@ export function attendeeStatements(
     recordId: people.get(attendee.email) ?? null,
     createdAt: now,
   }));
-  const statements: BatchItem<"sqlite">[] = inChunks(rows, 7).map((chunk) =>
+  const statements: BatchItem<"sqlite">[] = rowsPerStatement(rows, 7).map((chunk) =>
     db
       .insert(conversationAttendees)
       .values(chunk)
@@ -106,7 +99,7 @@ export function attendeeStatements(
   if (links.length === 0) return statements;
   return [
     ...statements,
-    ...inChunks(links, 5).map((chunk) => db.insert(conversationRecords).values(chunk).onConflictDoNothing()),
+    ...rowsPerStatement(links, 5).map((chunk) => db.insert(conversationRecords).values(chunk).onConflictDoNothing()),
     db.update(conversations).set({ hasLinkedRecords: true }).where(eq(conversations.id, conversation.id)),
   ];
 }

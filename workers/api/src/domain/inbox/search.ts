@@ -31,15 +31,12 @@ export function searchRowStatement(db: Database, message: SearchableMessage) {
 }
 
 /**
- * A user's words as an FTS5 query: every word must occur, each as a prefix, and nothing the user
- * types is read as query syntax (quotes doubled inside a quoted string). Null when nothing is left.
+ * A user's words as an FTS5 query: the runs of letters and digits (as the tokenizer splits text),
+ * every one required, each as a prefix. Nothing the user types is read as query syntax. Null when
+ * no word is left.
  */
 export function matchExpression(q: string): string | null {
-  const words = q
-    .split(/[\s"]+/u)
-    .map((word) => word.trim())
-    .filter((word) => /[\p{L}\p{N}]/u.test(word))
-    .slice(0, 16);
+  const words = (q.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 16);
   return words.length === 0 ? null : words.map((word) => `"${word}"*`).join(" ");
 }
 

@@ -18,6 +18,17 @@ export const maxStoredHtml = 500_000;
 const snippetLength = 200;
 /** Recipients kept per header: a mass mail's full list says nothing a conversation needs. */
 const maxRecipients = 100;
+/** RFC 5322 lines stop at 998 characters, RFC 5321 paths at 254: longer values are not mail the inbox keeps as is. */
+const maxHeaderLength = 998;
+const maxAddressLength = 254;
+const maxNameLength = 255;
+
+/** An address as stored: trimmed, its display name cut to what a response can show. */
+const storedAddress = (address: MessageAddress): MessageAddress => ({
+  email: address.email.trim(),
+  name: address.name?.trim().slice(0, maxNameLength) || null,
+});
+const isStorable = (address: MessageAddress) => address.email.length > 0 && address.email.length <= maxAddressLength;
 
 type MessageAddress = MessageRow["fromAddress"];
 
@@ -101,9 +112,17 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
   if (!mailbox) throw new ApiError("not_found", "Mailbox not found");
   const { workspaceId } = mailbox;
   const messageIdHeader = bareMessageId(input.messageId);
-  if (!messageIdHeader) throw new ApiError("invalid_request", "A message needs a Message-ID");
-  const inReplyTo = input.inReplyTo ? bareMessageId(input.inReplyTo) || null : null;
-  const references = input.references.map(bareMessageId).filter((id) => id.length > 0);
+  if (!messageIdHeader || messageIdHeader.length > maxHeaderLength) {
+    throw new ApiError("invalid_request", "A message needs a Message-ID of at most 998 characters");
+  }
+  const from = storedAddress(input.from);
+  if (!isStorable(from)) throw new ApiError("invalid_request", "A message needs a sender address of at most 254 characters");
+  const related = (id: string) => id.length > 0 && id.length <= maxHeaderLength;
+  const repliedTo = input.inReplyTo ? bareMessageId(input.inReplyTo) : "";
+  const inReplyTo = related(repliedTo) ? repliedTo : null;
+  // The newest references matter for threading; a response lists at most 100.
+  const references = input.references.map(bareMessageId).filter(related).slice(-maxRecipients);
+  const subject = input.subject.trim().slice(0, maxHeaderLength);
 
   const known = await knownMessages(db, workspaceId, [messageIdHeader, ...(inReplyTo ? [inReplyTo] : []), ...references]);
   const existing = known.get(messageIdHeader);
@@ -120,9 +139,9 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
   const now = Date.now();
   const html = safeHtml(input.html);
   const text = (input.text.trim() ? input.text : html ? plainTextOf(html) : "").slice(0, maxStoredText);
-  const to = input.to.slice(0, maxRecipients);
-  const cc = input.cc.slice(0, maxRecipients);
-  const attendees = attendeesOf(input.from, [...to, ...cc]);
+  const to = input.to.map(storedAddress).filter(isStorable).slice(0, maxRecipients);
+  const cc = input.cc.map(storedAddress).filter(isStorable).slice(0, maxRecipients);
+  const attendees = attendeesOf(from, [...to, ...cc]);
   const people = await peopleByEmail(
     db,
     workspaceId,
@@ -134,10 +153,10 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
     workspaceId,
     conversationId,
     direction: input.direction,
-    fromAddress: input.from,
+    fromAddress: from,
     toAddresses: to,
     ccAddresses: cc,
-    subject: input.subject,
+    subject,
     text,
     html,
     sentAtMs: input.sentAtMs,
@@ -174,7 +193,7 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
       workspaceId,
       channel: "email",
       mailbox: mailbox.address,
-      subject: input.subject,
+      subject,
       snippet: snippetOf(text),
       lastMessageAtMs: input.sentAtMs,
       isClosed: false,
@@ -200,7 +219,14 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
       mailboxAddresses: new Set([mailbox.address]),
     });
   }
-  const files = input.attachments.map((file) => ({ ...file, workspaceId, messageId: message.id, createdAt: now }));
+  const files = input.attachments.map((file) => ({
+    ...file,
+    filename: file.filename.slice(0, maxNameLength),
+    contentType: file.contentType.slice(0, maxNameLength),
+    workspaceId,
+    messageId: message.id,
+    createdAt: now,
+  }));
   statements.push(
     db.insert(messages).values(message),
     ...files.map((file) => db.insert(attachments).values(file)),
@@ -208,9 +234,9 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
     searchRowStatement(db, {
       conversationId,
       workspaceId,
-      subject: input.subject,
+      subject,
       text,
-      people: [input.from, ...to, ...cc],
+      people: [from, ...to, ...cc],
     }),
   );
   if (created) statements.push(eventStatement(db, source, { type: "conversation.created", workspaceId, data: created }, now));

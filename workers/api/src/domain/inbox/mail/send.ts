@@ -2,7 +2,7 @@ import { EmailMessage } from "cloudflare:email";
 import { ApiError, type Conversation, type Message, type operations, type Region, signUnsubscribeLink } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, desc, eq, inArray } from "drizzle-orm";
-import { reachWorkspace, requireRole, requireWorkspace, type WorkspaceAccess } from "../../../access";
+import { loadInWorkspaceWith, requireRole, requireWorkspace, type WorkspaceAccess } from "../../../access";
 import type { Database, RegionEnv, ServiceContext } from "../../../env";
 import type { BodyOf } from "../../../inputs";
 import { sanitizedContent } from "../../content/description";
@@ -100,9 +100,15 @@ export async function replyInConversation(
   body: BodyOf<typeof operations.sendMessage>,
 ): Promise<Sent> {
   const { db, actor } = context;
-  const [conversation] = await db.select().from(conversations).where(eq(conversations.id, conversationId)).limit(1);
-  if (!conversation) throw new ApiError("not_found", "Conversation not found");
-  const access = await reachWorkspace(db, actor, conversation.workspaceId, { what: "Conversation" });
+  // Not `loadConversation`, whose 404 hides unlinked conversations from record-scoped members: a reply they may not send is a 403 that says why.
+  const [conversation, , access] = await loadInWorkspaceWith(
+    db,
+    actor,
+    conversations,
+    conversationId,
+    { what: "Conversation" },
+    async () => {},
+  );
   requireSender(access, "reply", conversation.hasLinkedRecords);
   const [mailbox] = await db
     .select({ address: mailboxes.address, name: mailboxes.name })
