@@ -17,6 +17,7 @@ import {
   listRecordConversations,
   updateConversation,
 } from "./operations/inbox-conversations";
+import { composeConversation, confirmUnsubscribe, getAttachment, sendMessage, showUnsubscribe } from "./operations/inbox-mail";
 import { createNote, deleteNote, getNote, listNotes, updateNote } from "./operations/notes";
 import {
   assertRecord,
@@ -97,6 +98,11 @@ export const operations = {
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  composeConversation,
+  sendMessage,
+  getAttachment,
+  showUnsubscribe,
+  confirmUnsubscribe,
   getUsage,
   listApiKeys,
   createApiKey,
