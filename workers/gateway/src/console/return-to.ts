@@ -12,7 +12,9 @@ export function safeReturnTo(value: string | null | undefined): string {
   if (value.includes("\\") || [...value].some((character) => character <= " " || character === "\u007f")) return consoleHome;
   try {
     const url = new URL(value, base);
-    return url.origin === base ? `${url.pathname}${url.search}${url.hash}` : consoleHome;
+    // Dot segments can collapse to a path of `//host` (`/.//evil.example`), which a browser reads as another site.
+    if (url.origin !== base || url.pathname.startsWith("//")) return consoleHome;
+    return `${url.pathname}${url.search}${url.hash}`;
   } catch {
     return consoleHome;
   }
