@@ -83,6 +83,22 @@ describe("/api-keys with a console session", () => {
     expect((await call(`/api-keys/${replacement.apiKey.id}`, { headers: asConsole(s) })).status).toBe(404);
   });
 
+  it("replace a key once when two replacements arrive at once: one new key, the other request 404", async () => {
+    const { session: s } = await session();
+    const created = await call("/api-keys", {
+      method: "POST",
+      headers: asConsole(s),
+      json: { name: "Twice", scopes: ["tasks:read"] },
+    });
+    const { apiKey } = (await created.json()) as { apiKey: { id: string } };
+    const answers = await Promise.all(
+      [1, 2].map(() => call(`/api-keys/${apiKey.id}/replace`, { method: "POST", headers: asConsole(s) })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 404]);
+    const list = (await (await call("/api-keys", { headers: asConsole(s) })).json()) as { data: { name: string }[] };
+    expect(list.data.filter((entry) => entry.name === "Twice")).toHaveLength(1);
+  });
+
   it("refuse API keys: 403 forbidden saying keys are managed from the console, even beside a session", async () => {
     const { user, session: s } = await session();
     for (const headers of [{ authorization: `Bearer ${user.key}` }, asConsole(s, { authorization: `Bearer ${user.key}` })]) {

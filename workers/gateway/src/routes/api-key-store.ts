@@ -217,13 +217,19 @@ export async function replaceKey(db: DrizzleD1Database, owner: KeyOwner, id: str
     { name: old.name, scopes: old.scopes, workspaceIds: old.workspaceIds, expiresAt },
     now,
   );
-  await db.batch([
+  const [, revoked] = await db.batch([
     db.insert(apiKeys).values(row),
     db
       .update(apiKeys)
       .set({ revokedAt: now })
-      .where(and(ownedLive(owner), eq(apiKeys.id, id))),
+      .where(and(ownedLive(owner), eq(apiKeys.id, id)))
+      .returning({ id: apiKeys.id }),
   ]);
+  // A concurrent replacement or revocation got there first: the new key, never handed out, goes again.
+  if (revoked.length === 0) {
+    await db.delete(apiKeys).where(eq(apiKeys.id, row.id));
+    throw new ApiError("not_found", "No such API key");
+  }
   forgetApiKey(old.prefix);
   return { apiKey: toApiKey(row), key, replacedId: id };
 }
