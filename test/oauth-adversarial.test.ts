@@ -1,5 +1,6 @@
 import * as oauth from "oauth4webapi";
 import { describe, expect, it } from "vitest";
+import { ConsoleBrowser, consoleUser } from "./console-browser";
 import {
   authorizationServer,
   authorizationUrl,
@@ -216,5 +217,27 @@ describe("malformed input at the OAuth endpoints", () => {
       expect(response.status, query).toBe(400);
       expect(response.headers.get("location")).toBeNull();
     }
+  });
+});
+
+describe("signing in during an authorization request", () => {
+  it("returns to the request however long its accepted parameters make it (a 1024-character state, a long redirect URI)", async () => {
+    const user = await consoleUser();
+    const registered = await registerPublicClient(`https://mcp-client.example/${"callback/".repeat(150)}`);
+    const request = await authorizationUrl(registered.client, registered.redirectUri, { state: "~".repeat(1024) });
+    const signInPage = new URL((await gatewayFetch()(request.url)).headers.get("location") as string, origin);
+    const returnTo = signInPage.searchParams.get("return_to") as string;
+    // As a browser does: the sign-in page's own form carries the return address.
+    const browser = new ConsoleBrowser();
+    const { html, csrf } = await browser.page(`${signInPage.pathname}${signInPage.search}`);
+    const field = /name="return_to" value="([^"]*)"/.exec(html)?.[1] ?? "";
+    const landed = await browser.post("/console/sign-in", {
+      csrf,
+      email: user.email,
+      password: user.password,
+      return_to: field.replaceAll("&amp;", "&"),
+    });
+    expect(landed.status).toBe(303);
+    expect(landed.headers.get("location")).toBe(returnTo);
   });
 });
