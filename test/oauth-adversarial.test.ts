@@ -1,3 +1,5 @@
+import { control } from "@crm/db";
+import { eq } from "drizzle-orm";
 import * as oauth from "oauth4webapi";
 import { describe, expect, it } from "vitest";
 import { ConsoleBrowser, consoleUser } from "./console-browser";
@@ -6,9 +8,12 @@ import {
   authorizationUrl,
   authorizeInBrowser,
   codeFlow,
+  consentForm,
   createConfidentialApp,
+  db,
   gatewayFetch,
   origin,
+  postConsent,
   registerPublicClient,
   signedInUser,
 } from "./oauth-client";
@@ -239,5 +244,38 @@ describe("signing in during an authorization request", () => {
     });
     expect(landed.status).toBe(303);
     expect(landed.headers.get("location")).toBe(returnTo);
+  });
+});
+
+describe("the consent form answered twice at once", () => {
+  it("creates one grant and one code (a double click on Allow)", async () => {
+    const user = await signedInUser();
+    const registered = await registerPublicClient();
+    const request = await authorizationUrl(registered.client, registered.redirectUri);
+    const page = await gatewayFetch()(request.url, { headers: { cookie: user.cookie } });
+    const { reference, csrfToken } = consentForm(await page.text());
+    const fields = { reference, csrf_token: csrfToken, decision: "allow" };
+    const answers = await Promise.all([postConsent(user.cookie, fields), postConsent(user.cookie, fields)]);
+    const codes = answers.flatMap((answer) => {
+      const location = answer.headers.get("location");
+      return location ? [new URL(location).searchParams.get("code")] : [];
+    });
+    expect(codes).toHaveLength(1);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([303, 400]);
+    const grants = await db().select().from(control.oauthGrants).where(eq(control.oauthGrants.userId, user.userId));
+    expect(grants).toHaveLength(1);
+  });
+
+  it("answers tokens uncacheable", async () => {
+    const { registered, request, code } = await freshCode();
+    const response = await tokenRequest({
+      grant_type: "authorization_code",
+      client_id: registered.client.client_id,
+      code,
+      redirect_uri: registered.redirectUri,
+      code_verifier: request.verifier,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
   });
 });
