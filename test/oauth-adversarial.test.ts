@@ -279,3 +279,25 @@ describe("the consent form answered twice at once", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
   });
 });
+
+describe("loopback redirect URIs of native apps (RFC 8252 section 7.3)", () => {
+  it("accept any port on a registered loopback IP URI, and nothing else beside it", async () => {
+    const user = await signedInUser();
+    const registered = await registerPublicClient("http://127.0.0.1/callback");
+    const onPort = { ...registered, redirectUri: "http://127.0.0.1:49152/callback" };
+    const { tokens } = await codeFlow(onPort, user.cookie);
+    expect(tokens.access_token).toBeTruthy();
+    for (const redirectUri of [
+      "http://127.0.0.1:49152/other",
+      "http://localhost:49152/callback",
+      "http://[::1]:49152/callback",
+      "https://127.0.0.1:49152/callback",
+      "http://127.0.0.1:49152/x/../callback",
+      "http://127.0.0.1:49152/callback?next=1",
+    ]) {
+      const { url } = await authorizationUrl(registered.client, redirectUri);
+      const response = await gatewayFetch()(url, { headers: { cookie: user.cookie } });
+      expect(response.status, redirectUri).toBe(400);
+    }
+  });
+});
