@@ -116,7 +116,7 @@ export function isRegisteredRedirectUri(client: Pick<OAuthClient, "redirectUris"
   requested.port = "";
   return client.redirectUris.some((registered) => {
     const url = URL.parse(registered);
-    if (!url || url.protocol !== "http:" || url.hostname !== requested.hostname) return false;
+    if (url?.protocol !== "http:" || url.hostname !== requested.hostname) return false;
     url.port = "";
     return url.href === requested.href;
   });
