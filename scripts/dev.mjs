@@ -1,6 +1,7 @@
 // Starts the whole local stack: the gateway and both regional API Workers (us, eu) in one
 // `wrangler dev`, each with its own local D1, migrations applied, and the demo seed of
-// DESIGN.md section 13 loaded. Prints the base URL and alice's key; writes .dev/demo.json.
+// DESIGN.md section 13 loaded. Prints the base URL, the console's, alice's password and key; writes
+// .dev/demo.json.
 // Safe to run again: secrets and state persist, and the seed is idempotent.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -103,8 +104,9 @@ try {
   const alice = demo.organizations[0].users[0];
   console.log(`
   CRM API running at ${demo.baseUrl}
+  console: ${origin}/console (alice: ${alice.email} / ${alice.password})
   alice's key (Acme owner, every scope): ${alice.apiKey}
-  every demo user and key: .dev/demo.json · reference: ${demo.baseUrl}/docs
+  every demo user, password, key and OAuth client: .dev/demo.json · reference: ${demo.baseUrl}/docs
 
   curl -H "Authorization: Bearer ${alice.apiKey}" ${demo.baseUrl}/workspaces
 `);
