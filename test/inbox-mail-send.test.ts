@@ -268,7 +268,7 @@ describe("reply: POST /inbox/conversations/{id}/messages", () => {
 });
 
 describe("who may send", () => {
-  it("refuses viewers and record_read members; record_reply members reply only on linked conversations", async () => {
+  it("refuses viewers and record_read members; record_reply members reply only on linked conversations (others are 404 to them)", async () => {
     const workspace = await mailWorkspace();
     await addPerson(workspace.key, workspace.workspaceId, "Ada Lovelace", "ada@customer.example");
     await deliver(
@@ -299,9 +299,10 @@ describe("who may send", () => {
       }
     }
     expect((await composeAs(replier.key)).status).toBe(403);
+    // An unlinked conversation does not exist for a record-scoped member: 404, as when reading it.
     const refused = await reply(replier.key, unlinked.conversationId);
-    expect(refused.status).toBe(403);
-    expect(await errorCode(refused)).toBe("forbidden");
+    expect(refused.status).toBe(404);
+    expect(await errorCode(refused)).toBe("not_found");
     expect((await reply(replier.key, linked.conversationId)).status).toBe(201);
     // Only the record_reply member's reply on the linked conversation went out.
     expect(await countRows("us", messages, eq(messages.conversationId, unlinked.conversationId))).toBe(1);

@@ -2,10 +2,11 @@ import { EmailMessage } from "cloudflare:email";
 import { ApiError, type Conversation, type Message, type operations, type Region, signUnsubscribeLink } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, desc, eq, inArray } from "drizzle-orm";
-import { loadInWorkspaceWith, requireRole, requireWorkspace, type WorkspaceAccess } from "../../../access";
+import { requireRole, requireWorkspace, type WorkspaceAccess } from "../../../access";
 import type { Database, RegionEnv, ServiceContext } from "../../../env";
 import type { BodyOf } from "../../../inputs";
 import { sanitizedContent } from "../../content/description";
+import { loadConversation } from "../conversations";
 import { type ConversationRow, conversationResponses, type MessageRow, messageResponses } from "../response";
 import { storeMessage } from "../store-message";
 import { outgoingMime } from "./mime";
@@ -99,16 +100,9 @@ export async function replyInConversation(
   conversationId: string,
   body: BodyOf<typeof operations.sendMessage>,
 ): Promise<Sent> {
-  const { db, actor } = context;
-  // Not `loadConversation`, whose 404 hides unlinked conversations from record-scoped members: a reply they may not send is a 403 that says why.
-  const [conversation, , access] = await loadInWorkspaceWith(
-    db,
-    actor,
-    conversations,
-    conversationId,
-    { what: "Conversation" },
-    async () => {},
-  );
+  const { db } = context;
+  // A conversation linked to no record does not exist for record-scoped members (404, as when they read it).
+  const { row: conversation, access } = await loadConversation(context, conversationId);
   requireSender(access, "reply", conversation.hasLinkedRecords);
   const [mailbox] = await db
     .select({ address: mailboxes.address, name: mailboxes.name })
