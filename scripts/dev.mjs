@@ -42,7 +42,8 @@ writeFileSync(
 // Local receivers (http://127.0.0.1:<port>) may subscribe to webhooks in the dev stack only.
 writeFileSync(
   "workers/api/.dev.vars",
-  `${devVars({ GATEWAY_CONTEXT_SECRET: contextSecret, CURSOR_SECRET: secrets.CURSOR_SECRET })}WEBHOOKS_ALLOW_LOOPBACK=true\n`,
+  // Unsubscribe links in locally sent mail (.eml files wrangler names in its log) open on this stack.
+  `${devVars({ GATEWAY_CONTEXT_SECRET: contextSecret, CURSOR_SECRET: secrets.CURSOR_SECRET, PUBLIC_ORIGIN: origin })}WEBHOOKS_ALLOW_LOOPBACK=true\n`,
 );
 
 const quiet = { ...process.env, WRANGLER_LOG: "warn", X_LOCAL_OBSERVABILITY: "false", CI: "true" };

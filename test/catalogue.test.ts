@@ -5,9 +5,11 @@ import { call } from "./stack";
 type DocumentOperation = { "x-mcp-tool": string; "x-mcp-hints": unknown; security: unknown[] };
 
 describe("the catalogue's auth kind and MCP hints", () => {
-  it("gives every operation a bearer auth but the console's /api-keys routes, and hints from its method", () => {
+  it("gives every operation a bearer auth but the console's /api-keys routes and the public unsubscribe page, and hints from its method", () => {
+    const authOf = (path: string) =>
+      path.startsWith("/api-keys") ? "session" : path === "/email/unsubscribe" ? "none" : "bearer";
     for (const operation of catalogue) {
-      expect(operation.auth, operation.operationId).toBe(operation.path.startsWith("/api-keys") ? "session" : "bearer");
+      expect(operation.auth, operation.operationId).toBe(authOf(operation.path));
       expect(operation.mcpHints.title).toBe(operation.route.summary);
       const { readOnlyHint, destructiveHint, idempotentHint } = operation.mcpHints;
       if (operation.method === "get") expect([readOnlyHint, destructiveHint, idempotentHint]).toEqual([true, false, true]);

@@ -38,14 +38,17 @@ describe("GET /openapi.json", () => {
     for (const operation of catalogue) {
       const entry = document.paths[operation.path]?.[operation.method];
       expect(entry?.operationId).toBe(operation.operationId);
-      // The `/api-keys` routes take the console session only; every other route a bearer credential.
+      // The `/api-keys` routes take the console session only, public routes (unsubscribe) nothing; every other route a bearer credential.
       const security =
         operation.auth === "session"
           ? [{ ConsoleSession: [] }]
-          : [{ ApiKeyBearer: [] }, { ServiceOAuth: operation.scope ? [operation.scope] : [] }];
+          : operation.auth === "none"
+            ? []
+            : [{ ApiKeyBearer: [] }, { ServiceOAuth: operation.scope ? [operation.scope] : [] }];
       expect(entry?.security).toEqual(security);
       expect(entry?.["x-token-cost"]).toBe(operation.costUnits / 100);
-      expect(Object.keys(entry?.responses ?? {})).toEqual(expect.arrayContaining(["400", "401", "403", "404", "429", "500"]));
+      const errorStatuses = operation.auth === "none" ? ["400", "429", "500"] : ["400", "401", "403", "404", "429", "500"];
+      expect(Object.keys(entry?.responses ?? {})).toEqual(expect.arrayContaining(errorStatuses));
     }
   });
 });
@@ -94,7 +97,8 @@ describe("the OpenAPI document as generated clients read it", () => {
         expect(Object.keys(response.headers ?? {}), `${operation.operationId} ${status}`).toEqual(expected);
       }
       expect(Object.keys(entry.responses["429"]?.headers ?? {})).toContain("Retry-After");
-      expect(Object.keys(entry.responses["401"]?.headers ?? {})).toContain("WWW-Authenticate");
+      // A public route takes no credential, so it has no 401 to challenge with.
+      if (operation.auth !== "none") expect(Object.keys(entry.responses["401"]?.headers ?? {})).toContain("WWW-Authenticate");
     }
   });
 

@@ -18,6 +18,7 @@ import {
   updateConversation,
 } from "./operations/inbox-conversations";
 import { deleteConversationDraft, getConversationDraft, putConversationDraft } from "./operations/inbox-drafts";
+import { composeConversation, confirmUnsubscribe, getAttachment, sendMessage, showUnsubscribe } from "./operations/inbox-mail";
 import { createInboxView, deleteInboxView, listInboxViews, updateInboxView } from "./operations/inbox-views";
 import { createNote, deleteNote, getNote, listNotes, updateNote } from "./operations/notes";
 import {
@@ -106,6 +107,11 @@ export const operations = {
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  composeConversation,
+  sendMessage,
+  getAttachment,
+  showUnsubscribe,
+  confirmUnsubscribe,
   getUsage,
   listApiKeys,
   createApiKey,

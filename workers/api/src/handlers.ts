@@ -17,9 +17,11 @@ import { updateField } from "./routes/crm/update-field";
 import { updateFieldOption } from "./routes/crm/update-field-option";
 import { updateObjectType } from "./routes/crm/update-object-type";
 import { updateView } from "./routes/crm/update-view";
+import { composeConversation } from "./routes/inbox/compose-conversation";
 import { createInboxView } from "./routes/inbox/create-inbox-view";
 import { deleteConversationDraft } from "./routes/inbox/delete-conversation-draft";
 import { deleteInboxView } from "./routes/inbox/delete-inbox-view";
+import { getAttachment } from "./routes/inbox/get-attachment";
 import { getConversation } from "./routes/inbox/get-conversation";
 import { getConversationDraft } from "./routes/inbox/get-conversation-draft";
 import { listConversationMessages } from "./routes/inbox/list-conversation-messages";
@@ -27,6 +29,7 @@ import { listConversations } from "./routes/inbox/list-conversations";
 import { listInboxViews } from "./routes/inbox/list-inbox-views";
 import { listRecordConversations } from "./routes/inbox/list-record-conversations";
 import { putConversationDraft } from "./routes/inbox/put-conversation-draft";
+import { sendMessage } from "./routes/inbox/send-message";
 import { updateConversation } from "./routes/inbox/update-conversation";
 import { updateInboxView } from "./routes/inbox/update-inbox-view";
 import { createNote } from "./routes/notes/create-note";
@@ -115,4 +118,7 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  composeConversation,
+  sendMessage,
+  getAttachment,
 };

@@ -27,7 +27,8 @@ export async function runOperation(call: GatewayCall, operation: Operation, requ
     return withHeaders(await serveOwnOperation(call, actor, request), { ...limits, "x-token-cost": "0" });
   }
   const limits = await admit(call, operation, request, null);
-  return withHeaders(await serveOwnOperation(call, null, request), limits);
+  // No credential, no organization to charge: such a request costs nothing, and says so like every success.
+  return withHeaders(await serveOwnOperation(call, null, request), { ...limits, "x-token-cost": "0" });
 }
 
 /**
