@@ -63,12 +63,17 @@ async function applyMigrations(database, directory) {
   }
 }
 
-/** Starts the stack on a free port; `gatewayVars` and `regionVars` add or override variables. */
-export async function startStack({ gatewayVars = {}, regionVars = {} } = {}) {
+/**
+ * Starts the stack on a free port; `gatewayVars` and `regionVars` add or override variables.
+ * `triggerHandlers` opens miniflare's `/cdn-cgi/local/email?from=..&to=..` entry (a raw message in
+ * the body, handed to the gateway's `email()` as Email Routing would), for the inbox benchmark.
+ */
+export async function startStack({ gatewayVars = {}, regionVars = {}, triggerHandlers = false } = {}) {
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       host: "127.0.0.1",
       port: 0,
+      unsafeTriggerHandlers: triggerHandlers,
       workers: [
         {
           ...workerFromConfig("wrangler.toml", `${buildDir}/gateway/index.js`, { ...gatewaySecrets, ...gatewayVars }),
