@@ -17,6 +17,15 @@ import {
   listRecordConversations,
   updateConversation,
 } from "./operations/inbox-conversations";
+import {
+  createConnection,
+  deleteConnection,
+  listConnections,
+  receiveCallingEvent,
+  receiveMeetingNotesEvent,
+  rotateConnectionSecret,
+} from "./operations/integrations";
+import { getMeeting, listMeetings } from "./operations/meetings";
 import { createNote, deleteNote, getNote, listNotes, updateNote } from "./operations/notes";
 import {
   assertRecord,
@@ -97,6 +106,14 @@ export const operations = {
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  listMeetings,
+  getMeeting,
+  createConnection,
+  listConnections,
+  deleteConnection,
+  rotateConnectionSecret,
+  receiveMeetingNotesEvent,
+  receiveCallingEvent,
   getUsage,
   listApiKeys,
   createApiKey,
@@ -113,7 +130,11 @@ type OperationIdServedBy<S> = { [Id in OperationId]: (typeof operations)[Id]["se
 /** Operations whose handlers run in the regional Worker. */
 export type RegionalOperationId = OperationIdServedBy<"region">;
 /** Operations on control-plane data, served by the gateway itself. */
-export type GatewayOperationId = OperationIdServedBy<"gateway">;
+export type GatewayOperationId = Exclude<OperationIdServedBy<"gateway">, SignedOperationId>;
+/** Signed inbound webhooks: the gateway routes them to the connection's region, which verifies and serves them. */
+export type SignedOperationId = {
+  [Id in OperationId]: (typeof operations)[Id]["auth"] extends "signature" ? Id : never;
+}[OperationId];
 
 /** Routes the reference names as removed: they answer 410 `route_removed`. */
 export const removedRoutes = [{ method: "GET", path: "/record-email-attachment-download" }] as const;

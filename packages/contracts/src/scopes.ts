@@ -14,6 +14,8 @@ export const scopes = [
   "meetings:read",
   "webhooks:read",
   "webhooks:write",
+  "integrations:read",
+  "integrations:write",
   "usage:read",
 ] as const;
 

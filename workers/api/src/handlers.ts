@@ -22,6 +22,12 @@ import { listConversationMessages } from "./routes/inbox/list-conversation-messa
 import { listConversations } from "./routes/inbox/list-conversations";
 import { listRecordConversations } from "./routes/inbox/list-record-conversations";
 import { updateConversation } from "./routes/inbox/update-conversation";
+import { createConnection } from "./routes/integrations/create-connection";
+import { deleteConnection } from "./routes/integrations/delete-connection";
+import { listConnections } from "./routes/integrations/list-connections";
+import { rotateConnectionSecret } from "./routes/integrations/rotate-connection-secret";
+import { getMeeting } from "./routes/meetings/get-meeting";
+import { listMeetings } from "./routes/meetings/list-meetings";
 import { createNote } from "./routes/notes/create-note";
 import { deleteNote } from "./routes/notes/delete-note";
 import { getNote } from "./routes/notes/get-note";
@@ -101,4 +107,10 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  listMeetings,
+  getMeeting,
+  createConnection,
+  listConnections,
+  deleteConnection,
+  rotateConnectionSecret,
 };
