@@ -1,6 +1,6 @@
 import type { Meeting, operations } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { loadInWorkspaceWith, reachWorkspace } from "../../access";
 import { rowsPerStatement } from "../../batch";
 import type { Database, ServiceContext } from "../../env";
@@ -81,7 +81,7 @@ export async function readMeeting({ db, actor }: ServiceContext, meetingId: stri
 }
 
 /** Newest start first, then id: the order DESIGN.md section 2 gives meetings. */
-const meetingOrder: KeysetColumn<MeetingRow>[] = [
+export const meetingOrder: KeysetColumn<MeetingRow>[] = [
   { column: meetings.startTimeMs, direction: "desc", valueIn: (row) => row.startTimeMs },
   { column: meetings.id, direction: "desc", valueIn: (row) => row.id },
 ];
@@ -92,17 +92,31 @@ const meetingOrder: KeysetColumn<MeetingRow>[] = [
  * so a page stops after `limit + 1` matches without sorting; `recordId` is probed per meeting through
  * `meeting_participants_record`.
  */
-export function meetingConditions(query: QueryOf<typeof operations.listMeetings>) {
-  const { workspaceId, eventState, startAfterMs, startBeforeMs, recordId } = query;
-  return [
-    eq(meetings.workspaceId, workspaceId),
-    eventState === undefined ? undefined : eq(meetings.eventState, eventState),
-    startAfterMs === undefined ? undefined : gt(meetings.startTimeMs, startAfterMs),
-    startBeforeMs === undefined ? undefined : lt(meetings.startTimeMs, startBeforeMs),
-    recordId === undefined
-      ? undefined
-      : sql`exists (select 1 from ${meetingParticipants} where ${meetingParticipants.resolvedRecordId} = ${recordId} and ${meetingParticipants.meetingId} = ${meetings.id})`,
-  ];
+export type MeetingFilter = Omit<QueryOf<typeof operations.listMeetings>, "limit" | "cursor">;
+
+export function meetingPage(
+  db: Database,
+  filter: MeetingFilter,
+  page: { after: SQL | undefined; orderBy: SQL[]; limit: number },
+) {
+  const { workspaceId, eventState, startAfterMs, startBeforeMs, recordId } = filter;
+  return db
+    .select()
+    .from(meetings)
+    .where(
+      and(
+        eq(meetings.workspaceId, workspaceId),
+        eventState === undefined ? undefined : eq(meetings.eventState, eventState),
+        startAfterMs === undefined ? undefined : gt(meetings.startTimeMs, startAfterMs),
+        startBeforeMs === undefined ? undefined : lt(meetings.startTimeMs, startBeforeMs),
+        recordId === undefined
+          ? undefined
+          : sql`exists (select 1 from ${meetingParticipants} where ${meetingParticipants.resolvedRecordId} = ${recordId} and ${meetingParticipants.meetingId} = ${meetings.id})`,
+        page.after,
+      ),
+    )
+    .orderBy(...page.orderBy)
+    .limit(page.limit);
 }
 
 export async function listMeetingsOf(context: ServiceContext, query: QueryOf<typeof operations.listMeetings>) {
@@ -115,13 +129,7 @@ export async function listMeetingsOf(context: ServiceContext, query: QueryOf<typ
       limit,
       cursor,
       order: meetingOrder,
-      fetch: ({ after, orderBy, limit }) =>
-        db
-          .select()
-          .from(meetings)
-          .where(and(...meetingConditions(query), after))
-          .orderBy(...orderBy)
-          .limit(limit),
+      fetch: (page) => meetingPage(db, query, page),
     },
     cursorSecret,
   );
