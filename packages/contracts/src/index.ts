@@ -25,4 +25,5 @@ export * from "./operations/webhooks";
 export * from "./operations/workspaces";
 export * from "./pagination";
 export * from "./scopes";
+export * from "./standard-webhooks";
 export * from "./strings";

@@ -2,14 +2,14 @@ import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { storeMessage } from "../domain/inbox/store-message";
 import { insertRecord } from "../domain/records/write";
-import { createSourceManagedTask } from "../domain/tasks/service";
 import type { Database } from "../env";
 
 /**
  * The demo content of a seeded workspace (DESIGN.md section 13): a few companies, people and
- * deals, conversations in its mailbox, and a task from a meeting, written through the same domain code as API
- * requests and inbound mail (so their events are in the outbox too). Runs only for a workspace the seed has
- * just created.
+ * deals and conversations in its mailbox, written through the same domain code as API requests and inbound
+ * mail (so their events are in the outbox too). Runs only for a workspace the seed has just created.
+ * Meetings, and the tasks their action items become, come afterwards through the real inbound route
+ * (the gateway's seed/demo-meetings.ts).
  */
 export async function seedDemoContent(
   db: Database,
@@ -30,7 +30,7 @@ export async function seedDemoContent(
       company: companyId,
       job_title: jobTitle,
     });
-  const peter = await person("Peter Gibbons", "peter", initech.id, "Engineer");
+  await person("Peter Gibbons", "peter", initech.id, "Engineer");
   await person("Gavin Belson", "gavin", hooli.id, "CEO");
   await insertRecord(db, author, type("deals"), {
     name: "Initech renewal",
@@ -41,17 +41,7 @@ export async function seedDemoContent(
   });
   await insertRecord(db, author, type("deals"), { name: "Hooli pilot", stage: "qualified", amount: 8000, company: hooli.id });
 
-  const now = Date.now();
-  await seedConversations(db, workspace, { peter: `peter@${suffix}.example`, suffix, now });
-  await createSourceManagedTask(db, {
-    workspaceId: workspace.id,
-    recordId: peter.id,
-    title: "Send the renewal proposal",
-    descriptionHtml: "<p>Action item from the kickoff meeting</p>",
-    dueAt: now + 7 * 86_400_000,
-    assigneeUserIds: [workspace.ownerId],
-    source: { resourceType: "meeting", resourceId: `mtg_demo${suffix}` },
-  });
+  await seedConversations(db, workspace, { peter: `peter@${suffix}.example`, suffix, now: Date.now() });
 }
 
 /**

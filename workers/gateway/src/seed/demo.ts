@@ -34,6 +34,9 @@ interface DemoOrganization {
   users: DemoUser[];
   guests?: DemoGuest[];
   agent?: { label: string; name: string };
+  /** The workspace whose demo meetings come through provider connections, and the user who connects them. */
+  meetingsWorkspace?: string;
+  meetingsOwner?: string;
 }
 
 export const demoOrganizations: DemoOrganization[] = [
@@ -41,6 +44,8 @@ export const demoOrganizations: DemoOrganization[] = [
     label: "acme",
     name: "Acme",
     region: "us",
+    meetingsWorkspace: "sales",
+    meetingsOwner: "alice",
     workspaces: [
       { label: "sales", name: "Sales", description: "Pipeline and customer accounts", mailbox: "sales@acme.example" },
       { label: "support", name: "Support", description: "Customer support inbox", mailbox: "support@acme.example" },

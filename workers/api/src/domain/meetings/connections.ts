@@ -1,10 +1,9 @@
-import type { operations } from "@crm/contracts";
+import { newWebhookSecret, type operations } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { asc, eq } from "drizzle-orm";
 import { loadInWorkspace, reachWorkspace } from "../../access";
 import type { ResponseSecrets, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
-import { newWebhookSecret } from "../webhooks/signing";
 
 const { integrationConnections } = regional;
 export type ConnectionRow = typeof integrationConnections.$inferSelect;

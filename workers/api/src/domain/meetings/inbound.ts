@@ -4,14 +4,15 @@ import {
   meetingNotesEventSchema,
   type ProviderEvent,
   providerEnvelopeSchema,
+  type SignedHeaders,
   validationHook,
+  verifySignature,
 } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
 import { runBatch } from "../../batch";
 import type { Database } from "../../env";
 import { applyProviderEvent, type DeliveringConnection } from "./apply-event";
-import { type SignedHeaders, verifySignature } from "./signature";
 
 const { integrationConnections, inboundDeliveries, workspaces } = regional;
 
