@@ -119,6 +119,15 @@ describe("inbound webhooks: refusals store nothing", () => {
     });
     expect(invalid.status).toBe(400);
     expect(((await invalid.json()) as ErrorBody).error.details?.[0]?.path).toBe("body.data.meetingId");
+    const surrogate = await deliver(notesPath(), notes.secret, null, {
+      rawBody: JSON.stringify(scheduled("surrogate", { title: "x" })).replace('"title":"x"', '"title":"x\\ud83d"'),
+    });
+    expect(surrogate.status).toBe(400);
+    expect(((await surrogate.json()) as ErrorBody).error.details).toContainEqual({
+      path: "body.data.title",
+      message: "Not well-formed Unicode (a lone UTF-16 surrogate)",
+    });
+    await expectError(await deliver(`${notesPath()}?unexpected=1`, notes.secret, scheduled("query")), 400, "invalid_request");
     const huge = scheduled("huge", { description: "x".repeat(1024 * 1024) });
     await expectError(await deliver(notesPath(), notes.secret, huge), 413, "payload_too_large");
     expect(await deliveriesOf(notes.connection.id)).toBe(before);

@@ -38,14 +38,19 @@ describe("GET /openapi.json", () => {
     for (const operation of catalogue) {
       const entry = document.paths[operation.path]?.[operation.method];
       expect(entry?.operationId).toBe(operation.operationId);
-      // The `/api-keys` routes take the console session only; every other route a bearer credential.
-      const security =
-        operation.auth === "session"
-          ? [{ ConsoleSession: [] }]
-          : [{ ApiKeyBearer: [] }, { ServiceOAuth: operation.scope ? [operation.scope] : [] }];
+      // The `/api-keys` routes take the console session only, signed inbound webhooks no credential
+      // scheme (their signature is described in the operation); every other route a bearer credential.
+      const security = {
+        session: [{ ConsoleSession: [] }],
+        signature: [],
+        none: [],
+        bearer: [{ ApiKeyBearer: [] }, { ServiceOAuth: operation.scope ? [operation.scope] : [] }],
+      }[operation.auth];
       expect(entry?.security).toEqual(security);
       expect(entry?.["x-token-cost"]).toBe(operation.costUnits / 100);
-      expect(Object.keys(entry?.responses ?? {})).toEqual(expect.arrayContaining(["400", "401", "403", "404", "429", "500"]));
+      const statuses =
+        operation.auth === "signature" ? ["400", "401", "404", "413", "429", "500"] : ["400", "401", "403", "404", "429", "500"];
+      expect(Object.keys(entry?.responses ?? {})).toEqual(expect.arrayContaining(statuses));
     }
   });
 });

@@ -21,6 +21,14 @@ export async function forwardSignedDelivery(
   operation: Operation,
   request: OperationRequest,
 ): Promise<Response> {
+  // The inbound routes declare no query parameters, and like every route refuse undeclared ones.
+  const unknown = [...request.url.searchParams.keys()];
+  if (unknown.length > 0)
+    throw new ApiError(
+      "invalid_request",
+      "The request is not valid; see details.",
+      unknown.map((name) => ({ path: `query.${name}`, message: "Unknown property" })),
+    );
   const connectionId = connectionIdOf(request);
   const [route] = await call.controlDb
     .select({ organizationId: organizations.id, region: organizations.region })
