@@ -38,11 +38,11 @@ describe("GET /openapi.json", () => {
     for (const operation of catalogue) {
       const entry = document.paths[operation.path]?.[operation.method];
       expect(entry?.operationId).toBe(operation.operationId);
-      // The `/api-keys` routes take the console session only, signed inbound webhooks no credential
-      // scheme (their signature is described in the operation); every other route a bearer credential.
+      // The `/api-keys` routes take the console session only, signed inbound webhooks a Standard
+      // Webhooks signature; every other route a bearer credential.
       const security = {
         session: [{ ConsoleSession: [] }],
-        signature: [],
+        signature: [{ WebhookSignature: [] }],
         none: [],
         bearer: [{ ApiKeyBearer: [] }, { ServiceOAuth: operation.scope ? [operation.scope] : [] }],
       }[operation.auth];

@@ -156,7 +156,7 @@ export function defineOperation<
     bearer: [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }],
     session: [{ ConsoleSession: [] }],
     none: [],
-    signature: [],
+    signature: [{ WebhookSignature: [] }],
   }[auth];
   // The gateway serves session operations itself and keeps no idempotency records for them; signed
   // inbound webhooks are deduplicated by their own `webhook-id` instead.

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { timestampMs } from "../ids";
+import { integer, timestampMs } from "../ids";
 
 /**
  * The events a meeting-notes or calling provider posts to its connection's inbound URL (DESIGN.md
@@ -86,7 +86,7 @@ const callStarted = z.object({
 });
 const callEnded = z.object({
   callId: providerId("The provider's call id"),
-  durationSec: z.number().int().min(0).max(604_800).optional(),
+  durationSec: integer(0, 604_800).optional(),
 });
 const callRecordingReady = z.object({
   callId: providerId("The provider's call id"),
