@@ -1,9 +1,10 @@
 import { env } from "cloudflare:test";
-import { control } from "@crm/db";
+import { control, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ErrorBody, expectStatus } from "./crm";
+import { countRows } from "./fixtures";
 import { type Connection, connect, deliver, expectReceived, inboundPath } from "./meetings";
 import { call, cast } from "./stack";
 
@@ -118,9 +119,14 @@ describe("provider connections", () => {
     await expectStatus(404, `/integrations/connections/${connection.id}`, { method: "DELETE", key: alice.apiKey });
   });
 
-  it("routes a Globex connection to the eu region", async () => {
+  it("routes a Globex connection to the eu region, where its meetings stay", async () => {
     const { dave, globex } = people;
-    const { connection, secret } = await connect(dave.apiKey, globex.workspaces[0]?.id as string);
-    await expectReceived(await deliver(inboundPath(connection), secret, event(`eu-${crypto.randomUUID()}`)));
+    const workspaceId = globex.workspaces[0]?.id as string;
+    const { connection, secret } = await connect(dave.apiKey, workspaceId);
+    const meetingId = `eu-${crypto.randomUUID()}`;
+    await expectReceived(await deliver(inboundPath(connection), secret, event(meetingId)));
+    const stored = eq(regional.meetings.externalId, meetingId);
+    expect(await countRows("eu", regional.meetings, stored)).toBe(1);
+    expect(await countRows("us", regional.meetings, stored)).toBe(0);
   });
 });
