@@ -8,6 +8,8 @@ import { defineConfig } from "vitest/config";
  * the two regional databases (same ids) so tests can check where data lives.
  */
 const regionDatabase = { us: "crm-us-test", eu: "crm-eu-test" } as const;
+/** The attachment bucket of each region, bound to the test Worker too, to read what the regions keep there. */
+const regionBucket = { us: "crm-attachments-us-test", eu: "crm-attachments-eu-test" } as const;
 /** Each region verifies the actor context with its own secret; the gateway holds one per region. */
 const contextSecrets = { us: "test-context-secret-us", eu: "test-context-secret-eu" } as const;
 
@@ -17,6 +19,8 @@ const regionWorker = (region: keyof typeof regionDatabase) => ({
   scriptPath: ".wrangler/build/api/index.js",
   compatibilityDate: "2026-11-01",
   d1Databases: { DB: regionDatabase[region] },
+  r2Buckets: { ATTACHMENTS: regionBucket[region] },
+  email: { send_email: [{ name: "SEND_EMAIL" }] },
   durableObjects: { WEBHOOK_BURST: { className: "WebhookBurst", useSQLite: true } },
   queueProducers: {
     EVENTS: `crm-events-${region}`,
@@ -35,6 +39,7 @@ const regionWorker = (region: keyof typeof regionDatabase) => ({
     WEBHOOK_RETRY_SCHEDULE: "1,1,1",
     GATEWAY_CONTEXT_SECRET: contextSecrets[region],
     CURSOR_SECRET: "test-cursor-secret",
+    PUBLIC_ORIGIN: "https://crm.test",
   },
 });
 
@@ -57,6 +62,7 @@ export default defineConfig({
                 REGIONAL_MIGRATIONS: await readD1Migrations("migrations/regional"),
               },
               d1Databases: { US_DB: regionDatabase.us, EU_DB: regionDatabase.eu },
+              r2Buckets: { ATTACHMENTS_US: regionBucket.us, ATTACHMENTS_EU: regionBucket.eu },
               // The us region's burst buckets, so tests can drain one.
               durableObjects: { WEBHOOK_BURST_US: { className: "WebhookBurst", scriptName: "crm-api-us", useSQLite: true } },
               // The us events queue, for tests of the outbox sweeper.

@@ -3,10 +3,11 @@
 // measured in the same run: a bare Hono handler doing one D1 read by key.
 //   npm run bench            all scenarios
 //   npm run bench -- --quick shorter runs (for a smoke test)
-//   npm run bench -- --only=pipeline|records|webhooks|meetings   one section
+//   npm run bench -- --only=pipeline|records|webhooks|oauth|meetings   one scenario
 import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { Webhook } from "standardwebhooks";
+import { benchAccessToken } from "../bench/access-token.mjs";
 import { load } from "../bench/load.mjs";
 import { startReceiver } from "../bench/receiver.mjs";
 import { buildDir, buildWorkers, startStack } from "./lib/stack.mjs";
@@ -80,6 +81,51 @@ ratio c/a throughput at c=32: ${(figures.counted32.rps / figures.bare32.rps).toF
 added p50 at c=1: ${(figures.full1.p50 - figures.bare1.p50).toFixed(2)} ms (target <= 1.5 ms)
 `);
   await bare.mf.dispose();
+}
+
+/**
+ * The same request with an OAuth access token and with an API key, both warm (the key cached, the
+ * signing keys and revoked grants loaded, the token verified once): what a JWT costs against a
+ * cached key. The two alternate in short rounds, so that the load of a shared machine falls on both
+ * alike; the ratios are the medians of the per-round ratios, the figures the medians of the rounds.
+ */
+async function oauthSection(stack, auth) {
+  const jwt = { authorization: `Bearer ${await benchAccessToken(stack)}` };
+  const url = new URL("/api/v1/workspaces", stack.url).href;
+  for (const headers of [auth, jwt]) {
+    const response = await fetch(url, { headers });
+    if (response.status !== 200) throw new Error(`GET /workspaces answered ${response.status} before the run`);
+  }
+  const rounds = 10;
+  const roundMs = durationMs / rounds;
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  console.log(
+    `\nOAuth access token vs API key, GET /workspaces (${rounds} alternating rounds of ${roundMs / 1000} s each, medians, ${new Date().toISOString()})\n`,
+  );
+  console.log(header);
+  const ratios = {};
+  for (const connections of [1, 32]) {
+    const runs = { key: [], jwt: [] };
+    for (let round = 0; round < rounds; round++) {
+      runs.key.push(await load(url, { connections, durationMs: roundMs, headers: auth, warmupMs: 200 }));
+      runs.jwt.push(await load(url, { connections, durationMs: roundMs, headers: jwt, warmupMs: 200 }));
+    }
+    for (const [credential, name] of [
+      ["key", "API key"],
+      ["jwt", "OAuth JWT (ES256)"],
+    ]) {
+      const figure = Object.fromEntries(
+        ["rps", "p50", "p99"].map((metric) => [metric, median(runs[credential].map((run) => run[metric]))]),
+      );
+      console.log(row(`${name}, c=${connections}`, figure));
+    }
+    const perRound = (metric) => median(runs.jwt.map((run, round) => run[metric] / runs.key[round][metric]));
+    ratios[connections] = { p50: perRound("p50"), rps: perRound("rps") };
+  }
+  console.log(`
+JWT p50 / key p50 at c=1 (median of rounds): ${ratios[1].p50.toFixed(2)} (target <= 1.1)
+JWT rps / key rps at c=32 (median of rounds): ${ratios[32].rps.toFixed(2)} (target >= 0.9)
+`);
 }
 
 const recordCount = quick ? 20_000 : 100_000;
@@ -330,5 +376,6 @@ const auth = { authorization: `Bearer ${stack.demo.organizations[0].users[0].api
 if (!only || only === "pipeline") await pipelineSection(stack, auth);
 if (!only || only === "records") await recordsSection(stack, auth);
 if (!only || only === "webhooks") await webhooksSection(stack, auth);
+if (!only || only === "oauth") await oauthSection(stack, auth);
 if (!only || only === "meetings") await meetingsSection(stack, auth);
 await stack.mf.dispose();

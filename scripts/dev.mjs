@@ -1,6 +1,7 @@
 // Starts the whole local stack: the gateway and both regional API Workers (us, eu) in one
 // `wrangler dev`, each with its own local D1, migrations applied, and the demo seed of
-// DESIGN.md section 13 loaded. Prints the base URL and alice's key; writes .dev/demo.json.
+// DESIGN.md section 13 loaded. Prints the base URL, the console's, alice's password and key; writes
+// .dev/demo.json.
 // Safe to run again: secrets and state persist, and the seed is idempotent.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -41,7 +42,8 @@ writeFileSync(
 // Local receivers (http://127.0.0.1:<port>) may subscribe to webhooks in the dev stack only.
 writeFileSync(
   "workers/api/.dev.vars",
-  `${devVars({ GATEWAY_CONTEXT_SECRET: contextSecret, CURSOR_SECRET: secrets.CURSOR_SECRET })}WEBHOOKS_ALLOW_LOOPBACK=true\n`,
+  // Unsubscribe links in locally sent mail (.eml files wrangler names in its log) open on this stack.
+  `${devVars({ GATEWAY_CONTEXT_SECRET: contextSecret, CURSOR_SECRET: secrets.CURSOR_SECRET, PUBLIC_ORIGIN: origin })}WEBHOOKS_ALLOW_LOOPBACK=true\n`,
 );
 
 const quiet = { ...process.env, WRANGLER_LOG: "warn", X_LOCAL_OBSERVABILITY: "false", CI: "true" };
@@ -103,8 +105,9 @@ try {
   const alice = demo.organizations[0].users[0];
   console.log(`
   CRM API running at ${demo.baseUrl}
+  console: ${origin}/console (alice: ${alice.email} / ${alice.password})
   alice's key (Acme owner, every scope): ${alice.apiKey}
-  every demo user and key: .dev/demo.json · reference: ${demo.baseUrl}/docs
+  every demo user, password, key and OAuth client: .dev/demo.json · reference: ${demo.baseUrl}/docs
 
   curl -H "Authorization: Bearer ${alice.apiKey}" ${demo.baseUrl}/workspaces
 `);

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
-import { control } from "@crm/db";
+import { maxApiKeysPerUser } from "@crm/contracts";
+import { control, newId } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
@@ -81,6 +82,46 @@ describe("/api-keys with a console session", () => {
     expect(await revoked.json()).toEqual({ deletedId: replacement.apiKey.id });
     expect((await call("/workspaces", { key: replacement.key })).status).toBe(401);
     expect((await call(`/api-keys/${replacement.apiKey.id}`, { headers: asConsole(s) })).status).toBe(404);
+  });
+
+  it("replace a key once when two replacements arrive at once: one new key, the other request 404", async () => {
+    const { session: s } = await session();
+    const created = await call("/api-keys", {
+      method: "POST",
+      headers: asConsole(s),
+      json: { name: "Twice", scopes: ["tasks:read"] },
+    });
+    const { apiKey } = (await created.json()) as { apiKey: { id: string } };
+    const answers = await Promise.all(
+      [1, 2].map(() => call(`/api-keys/${apiKey.id}/replace`, { method: "POST", headers: asConsole(s) })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 404]);
+    const list = (await (await call("/api-keys", { headers: asConsole(s) })).json()) as { data: { name: string }[] };
+    expect(list.data.filter((entry) => entry.name === "Twice")).toHaveLength(1);
+  });
+
+  it("never let two creations at once go past the limit of live keys per user", async () => {
+    const { user, session: s } = await session();
+    const db = drizzle(env.CONTROL_DB);
+    const owned = () => db.select().from(control.apiKeys).where(eq(control.apiKeys.ownerId, user.userId));
+    const now = Date.now();
+    const filler = Array.from({ length: maxApiKeysPerUser - (await owned()).length - 1 }, (_, i) => ({
+      id: newId("key"),
+      organizationId: user.organizationId,
+      ownerType: "user" as const,
+      ownerId: user.userId,
+      name: `Filler ${i}`,
+      prefix: crypto.randomUUID().replaceAll("-", ""),
+      secretHash: "0".repeat(64),
+      scopes: ["tasks:read"],
+      createdAt: now,
+    }));
+    for (let i = 0; i < filler.length; i += 8) await db.insert(control.apiKeys).values(filler.slice(i, i + 8));
+    const create = () =>
+      call("/api-keys", { method: "POST", headers: asConsole(s), json: { name: "Last", scopes: ["tasks:read"] } });
+    const answers = await Promise.all([create(), create()]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
+    expect((await owned()).length).toBeLessThanOrEqual(maxApiKeysPerUser);
   });
 
   it("refuse API keys: 403 forbidden saying keys are managed from the console, even beside a session", async () => {

@@ -115,6 +115,17 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
     };
     return page.data[0]?.id as string;
   },
+  // The attachment of the seed's mail with a file (it came in through the inbound entry like any mail).
+  attachmentId: async ({ key, workspaceId }) => {
+    const conversations = (await (await call(`/inbox/conversations?workspaceId=${workspaceId}&limit=100`, { key })).json()) as {
+      data: { id: string; hasAttachments: boolean }[];
+    };
+    const withFile = conversations.data.find((conversation) => conversation.hasAttachments);
+    const messages = (await (await call(`/inbox/conversations/${withFile?.id}/messages`, { key })).json()) as {
+      data: { attachments: { id: string }[] }[];
+    };
+    return messages.data.flatMap((message) => message.attachments)[0]?.id as string;
+  },
   recordId: async (tenant) => {
     const { objectTypeId } = await foreignDeals(tenant);
     const { record } = await created<{ record: { id: string } }>("/records", tenant, {
@@ -215,10 +226,11 @@ function requestFor(operation: Operation, ids: Record<string, string>, credentia
   });
 }
 
-/** Signed inbound webhooks take no credential of a caller: test/meetings-inbound.test.ts checks their signatures. */
-const credentialed = catalogue.filter((operation) => operation.auth !== "signature");
+// Operations that take a credential: public ones (`auth: "none"`, the unsubscribe page) have none to
+// check, and signed inbound webhooks are checked by test/meetings-inbound.test.ts.
+const checked = catalogue.filter((operation) => operation.auth === "bearer" || operation.auth === "session");
 
-describe.each(credentialed.map((operation) => ({ name: `${operation.method.toUpperCase()} ${operation.path}`, operation })))(
+describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCase()} ${operation.path}`, operation })))(
   "auth matrix: $name",
   ({ operation }) => {
     let people: Cast;

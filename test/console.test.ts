@@ -113,6 +113,10 @@ describe("console sign-in", () => {
       "javascript:alert(1)",
       "evil.example",
       " /console",
+      // Dot segments the URL parser removes, leaving a protocol-relative `//evil.example`.
+      "/.//evil.example",
+      "/console/..//evil.example/",
+      "/%2e//evil.example",
     ]) {
       expect(await landing(attack), attack).toBe("/console/api-keys");
     }

@@ -9,6 +9,9 @@ declare global {
     interface Env extends GatewayEnv {
       US_DB: D1Database;
       EU_DB: D1Database;
+      /** The regions' attachment buckets (attachments, and the raw MIME of sent mail). */
+      ATTACHMENTS_US: R2Bucket;
+      ATTACHMENTS_EU: R2Bucket;
       CONTROL_MIGRATIONS: D1Migration[];
       REGIONAL_MIGRATIONS: D1Migration[];
       WEBHOOK_BURST_US: DurableObjectNamespace<WebhookBurst>;

@@ -366,6 +366,51 @@ describe("one conversation and its messages", () => {
   });
 });
 
+describe("PATCH /inbox/conversations/{id} at once", () => {
+  it("two PATCHes of one conversation at once leave exactly one of them, never a mix", async () => {
+    const workspace = await inboxWorkspace();
+    const [first, second] = await Promise.all([
+      addPerson(workspace.key, workspace.workspaceId, "Ada", "ada@customer.example"),
+      addPerson(workspace.key, workspace.workspaceId, "Bea", "bea@customer.example"),
+    ]);
+    const [one, two] = await Promise.all([
+      addInboxMember(workspace, "member", "all"),
+      addInboxMember(workspace, "member", "all"),
+    ]);
+    const stored = await storeMessage(workspace.db, inboundMessage(workspace.mailbox));
+    const path = `/inbox/conversations/${stored.conversationId}`;
+    const bodies = [
+      { isClosed: true, assigneeUserIds: [one.userId], linkedRecordIds: [first] },
+      { isClosed: false, assigneeUserIds: [two.userId], linkedRecordIds: [second] },
+    ];
+    const answers = await Promise.all(bodies.map((json) => call(path, { method: "PATCH", key: workspace.key, json })));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const { conversation } = await expectStatus<{ conversation: Conversation }>(200, path, { key: workspace.key });
+    const state = {
+      isClosed: conversation.isClosed,
+      assigneeUserIds: conversation.assignees.map((assignee) => assignee.id),
+      linkedRecordIds: conversation.linkedRecordIds,
+    };
+    expect(bodies).toContainEqual(state);
+  });
+
+  it("another organization's record, in the region and across regions, has no conversations for the caller (404)", async () => {
+    const { alice, erin, dave, initech, globex } = await cast();
+    for (const [key, workspaceId] of [
+      [erin.apiKey, initech.workspaces[0]?.id],
+      [dave.apiKey, globex.workspaces[0]?.id],
+    ] as const) {
+      const page = await expectStatus<Page<Conversation>>(200, `/inbox/conversations?workspaceId=${workspaceId}&limit=100`, {
+        key,
+      });
+      const recordId = page.data.flatMap((conversation) => conversation.linkedRecordIds)[0];
+      expect(recordId).toMatch(/^rec_/);
+      await expectStatus(200, `/records/${recordId}/conversations`, { key });
+      await expectStatus(404, `/records/${recordId}/conversations`, { key: alice.apiKey });
+    }
+  });
+});
+
 describe("inbox access", () => {
   it("unknown and foreign conversations are 404 on every route", async () => {
     const { alice, erin, dave, initech, globex } = await cast();

@@ -13,14 +13,19 @@ export interface Demo {
     region: "us" | "eu";
     /** Each with its shared mailbox address. */
     workspaces: { id: string; name: string; mailbox: string }[];
-    /** Members of the organization; `apiKey` only for those whose home it is (a guest's key is for their own). */
-    users: { id: string; name: string; email: string; organizationRole: string; apiKey?: string }[];
+    /**
+     * Members of the organization; `apiKey` and the console `password` only for those whose home it
+     * is (a guest's are on their own organization's entry).
+     */
+    users: { id: string; name: string; email: string; organizationRole: string; password?: string; apiKey?: string }[];
     agent?: { id: string; name: string };
     agentApiKey?: string;
     readOnlyKey?: string;
     expiredKey?: string;
     revokedKey?: string;
   }[];
+  /** A confidential web app installed in Acme (client credentials), then a public client. */
+  oauthClients: { clientId: string; clientSecret?: string; name: string; redirectUri: string; installedIn?: string }[];
 }
 
 const gateway = (exports as unknown as { default: Fetcher }).default;
@@ -65,7 +70,7 @@ export function demo(): Promise<Demo> {
 
 /** The demo's people and keys by name, for readable tests. */
 export async function cast() {
-  const { organizations } = await demo();
+  const { organizations, oauthClients } = await demo();
   const organization = (name: string) => {
     const found = organizations.find((candidate) => candidate.name === name);
     if (!found) throw new Error(`no demo organization ${name}`);
@@ -74,9 +79,11 @@ export async function cast() {
   // A user's full-scope key is for their home organization (erin's for Initech, not Globex).
   const user = (home: Demo["organizations"][number], name: string) => {
     const found = home.users.find((candidate) => candidate.email.startsWith(`${name}@`));
-    if (!found?.apiKey) throw new Error(`no demo user ${name} with a key in ${home.name}`);
-    return { ...found, apiKey: found.apiKey };
+    if (!found?.apiKey || !found.password) throw new Error(`no demo user ${name} with a key and password in ${home.name}`);
+    return { ...found, apiKey: found.apiKey, password: found.password };
   };
+  const [webApp, publicClient] = oauthClients;
+  if (!webApp?.clientSecret || !publicClient) throw new Error("the demo has no confidential and public OAuth client");
   const [acme, globex, initech] = [organization("Acme"), organization("Globex"), organization("Initech")];
   return {
     acme,
@@ -89,6 +96,9 @@ export async function cast() {
     erin: user(initech, "erin"),
     sales: acme.workspaces[0] as Demo["organizations"][number]["workspaces"][number],
     support: acme.workspaces[1] as Demo["organizations"][number]["workspaces"][number],
+    /** Acme's installed confidential app (client credentials) and a public client (PKCE only). */
+    webApp: { ...webApp, clientSecret: webApp.clientSecret },
+    publicClient,
   };
 }
 

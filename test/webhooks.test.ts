@@ -285,34 +285,48 @@ describe("deliveries", () => {
   }, 20_000);
 
   it("hold deliveries over the workspace's burst limit back instead of dropping them, counted as rateLimited", async () => {
-    const path = receiverPath();
     const place = await isolatedPlace();
-    const { webhook } = await subscribe(path, {}, place);
-    // Keep the workspace's bucket empty (through the regional Worker's own object) until the
-    // delivery has been held once: it refills a token every 171 ms, faster than a queue hop here.
-    const bucket = env.WEBHOOK_BURST_US.get(env.WEBHOOK_BURST_US.idFromName(place.workspaceId));
-    const drain = async () => {
-      for (let taken = 0; taken < 400 && (await bucket.take()).allowed; taken++);
-    };
-    await drain();
-    await createPerson(`Burst ${unique()}`, place);
-    await eventually(
-      async () => {
-        await drain();
-        return expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key: place.key });
-      },
-      (result) => result.statistics.rateLimited >= 1,
+    // Twenty subscriptions, so one record is twenty deliveries at once: the bucket refills a token
+    // every 171 ms, and a busy machine may take longer than that between a drain and a delivery.
+    const subscriptions = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const path = receiverPath();
+        return { path, webhook: (await subscribe(path, {}, place)).webhook };
+      }),
     );
+    const deliveriesOf = (webhookId: string) =>
+      expectStatus<Deliveries>(200, `/webhooks/${webhookId}/deliveries`, { key: place.key });
+    // Keep the workspace's bucket empty (through the regional Worker's own object) until a delivery is held.
+    const bucket = env.WEBHOOK_BURST_US.get(env.WEBHOOK_BURST_US.idFromName(place.workspaceId));
+    let draining = true;
+    const drained = (async () => {
+      while (draining) {
+        for (let taken = 0; taken < 400 && (await bucket.take()).allowed; taken++);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    await createPerson(`Burst ${unique()}`, place);
+    const firstHeld = async () => {
+      for (const subscription of subscriptions) {
+        if ((await deliveriesOf(subscription.webhook.id)).statistics.rateLimited >= 1) return subscription;
+      }
+      return undefined;
+    };
+    const held = await eventually(firstHeld, (found) => found !== undefined);
+    draining = false;
+    await drained;
+    if (!held) throw new Error("no delivery was held while the bucket was empty");
+    const { path, webhook } = held;
     const deliveries = await eventually(
-      () => expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key: place.key }),
+      () => deliveriesOf(webhook.id),
       (result) => result.statistics.delivered === 1,
     );
     expect(deliveries.statistics).toEqual({ delivered: 1, failed: 0, pending: 0, rateLimited: 1 });
     // Until the bucket refills, the held delivery may be held again.
-    const [latest, ...held] = deliveries.data.map((attempt) => attempt.status);
+    const [latest, ...holds] = deliveries.data.map((attempt) => attempt.status);
     expect(latest).toBe("delivered");
-    expect(held.length).toBeGreaterThanOrEqual(1);
-    expect(held.every((status) => status === "rate_limited")).toBe(true);
+    expect(holds.length).toBeGreaterThanOrEqual(1);
+    expect(holds.every((status) => status === "rate_limited")).toBe(true);
     expect(await received(path)).toHaveLength(1);
   });
 });

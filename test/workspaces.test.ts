@@ -70,10 +70,11 @@ describe("the demo seed", () => {
     expect(conversations.map(({ subject, mailbox, hasLinkedRecords }) => ({ subject, mailbox, hasLinkedRecords }))).toEqual(
       expect.arrayContaining([
         { subject: "Question about the renewal", mailbox: "sales@acme.example", hasLinkedRecords: true },
+        { subject: "Pilot timeline", mailbox: "sales@acme.example", hasLinkedRecords: true },
         { subject: "Partnership idea", mailbox: "sales@acme.example", hasLinkedRecords: false },
       ]),
     );
-    expect(conversations).toHaveLength(2);
+    expect(conversations).toHaveLength(3);
   });
 
   it("gives each workspace the mailbox of DESIGN.md section 13, in its region and in the control map", async () => {

@@ -33,9 +33,10 @@ interface OperationObject {
 const operationObject = (path: string, method: string) =>
   (document.paths?.[path] as Record<string, OperationObject> | undefined)?.[method] as OperationObject;
 
-/** The request body schema of an operation, `$ref` resolved. */
+/** The request body schema of an operation (JSON, or the first media type a form route declares), `$ref` resolved. */
 function bodySchema(path: string, method: string) {
-  const schema = operationObject(path, method).requestBody?.content["application/json"]?.schema;
+  const content = operationObject(path, method).requestBody?.content;
+  const schema = content?.["application/json"]?.schema ?? Object.values(content ?? {})[0]?.schema;
   if (!schema?.$ref) return schema;
   return document.components?.schemas?.[schema.$ref.split("/").pop() as string] as { example?: unknown; required?: string[] };
 }

@@ -17,6 +17,7 @@ import {
   listRecordConversations,
   updateConversation,
 } from "./operations/inbox-conversations";
+import { composeConversation, confirmUnsubscribe, getAttachment, sendMessage, showUnsubscribe } from "./operations/inbox-mail";
 import {
   createConnection,
   deleteConnection,
@@ -114,6 +115,11 @@ export const operations = {
   rotateConnectionSecret,
   receiveMeetingNotesEvent,
   receiveCallingEvent,
+  composeConversation,
+  sendMessage,
+  getAttachment,
+  showUnsubscribe,
+  confirmUnsubscribe,
   getUsage,
   listApiKeys,
   createApiKey,

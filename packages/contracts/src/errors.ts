@@ -19,6 +19,7 @@ export const errorStatus = {
   source_managed_task: 409,
   system_resource: 409,
   conflict: 409,
+  recipient_unsubscribed: 409,
   route_removed: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -2,11 +2,9 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { catalogue } from "./catalogue";
 import { tagDescriptions } from "./operation";
 import { responseHeaders } from "./responses";
-import { scopes } from "./scopes";
+import { scopeDescriptions } from "./scopes";
 
 export const apiVersion = "1.0.0";
-
-const scopeDescriptions = Object.fromEntries(scopes.map((scope) => [scope, `Grants ${scope.replaceAll(":", " ")}`]));
 
 /**
  * The public OpenAPI 3.1 document, generated from the route catalogue and nothing else.
@@ -24,7 +22,7 @@ export function openApiDocument(origin: string) {
   registry.registerComponent("securitySchemes", "ServiceOAuth", {
     type: "oauth2",
     description:
-      "OAuth 2.0 access token issued by the gateway's authorization server: a short-lived JWT (ES256, `exp` at most 1 hour) following RFC8725, the JWT Best Current Practices (one allowed algorithm, issuer and audience checked, `alg: none` refused). Authorization-code clients renew it with their refresh token; client-credentials clients run the grant again.",
+      "OAuth 2.1 access token issued by the gateway's authorization server (metadata at `/.well-known/oauth-authorization-server`, keys at `/.well-known/jwks.json`): a short-lived JWT (ES256, `exp` at most 1 hour) following RFC8725, the JWT Best Current Practices (one allowed algorithm, issuer and audience checked, `alg: none` refused). Request it with `resource` = this server's URL (the audience the API accepts); authorization code needs PKCE (S256). Authorization-code clients renew it with their refresh token; client-credentials clients (apps installed in an organization) run the grant again. A token of a user in several organizations names one per request in `X-Service-Organization-Id`.",
     flows: {
       authorizationCode: {
         authorizationUrl: `${origin}/oauth/authorize`,

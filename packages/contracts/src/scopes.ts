@@ -24,3 +24,27 @@ export type Scope = (typeof scopes)[number];
 export const isScope = (value: string): value is Scope => (scopes as readonly string[]).includes(value);
 
 export const readScopes = scopes.filter((scope) => scope.endsWith(":read"));
+
+/**
+ * What each scope lets an application do, in words: the OpenAPI document's OAuth scheme and the
+ * consent page show these, so a person can tell what they are allowing.
+ */
+export const scopeDescriptions: Record<Scope, string> = {
+  "crm:metadata:read": "See the CRM's object types, fields, options and record views",
+  "crm:metadata:write": "Create, change and delete object types, fields, options and record views",
+  "crm:records:read": "See CRM records and their field values",
+  "crm:records:write": "Create, change and delete CRM records",
+  "tasks:read": "See tasks",
+  "tasks:write": "Create, change, complete and delete tasks",
+  "notes:read": "See notes",
+  "notes:write": "Create, change and delete notes",
+  "inbox:read": "Read inbox conversations, messages and views",
+  "inbox:write": "Manage inbox views and write drafts",
+  "inbox:send": "Send messages from the shared inbox",
+  "meetings:read": "See meetings and calls",
+  "webhooks:read": "See webhook subscriptions and their deliveries",
+  "webhooks:write": "Create, change and delete webhook subscriptions",
+  "integrations:read": "See the workspace's meeting-notes and calling provider connections",
+  "integrations:write": "Connect and disconnect meeting-notes and calling providers and rotate their signing secrets",
+  "usage:read": "See the organization's API usage and token costs",
+};

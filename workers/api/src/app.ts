@@ -17,6 +17,7 @@ import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { type AppEnv, assertRegionEnv } from "./env";
 import { handlers } from "./handlers";
 import { idempotency } from "./idempotency";
+import { internalRoutes } from "./internal-routes";
 import { inboundHandlers } from "./routes/integrations/receive-provider-event";
 import { seedRoutes } from "./seed/route";
 
@@ -77,7 +78,9 @@ export function createApp() {
     c.set("cursorSecret", c.env.CURSOR_SECRET);
     await next();
   });
+  // Inbound mail (up to 25 MiB, checked by the gateway and again by the inbound entry) is not an API body.
   app.use(
+    "/api/v1/*",
     bodyLimit({
       maxSize: maxBodyBytes,
       onError: () => {
@@ -100,6 +103,7 @@ export function createApp() {
   }
   app.route("/api/v1", api);
   app.route("/__dev", seedRoutes);
+  app.route("/__internal", internalRoutes);
 
   app.notFound((c) => respondWithError(new ApiError("not_found", "No such route"), c, c.var.requestId));
   app.onError((error, c) => respondWithError(error, c, c.var.requestId ?? newId("req")));

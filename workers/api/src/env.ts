@@ -27,6 +27,12 @@ export interface RegionEnv {
   WEBHOOK_BURST_FACTOR?: string;
   /** Seconds between attempts, comma-separated; tests shorten the schedule of DESIGN.md section 10. */
   WEBHOOK_RETRY_SCHEDULE?: string;
+  /** Outbound mail of the shared inbox (Email Service). */
+  SEND_EMAIL: SendEmail;
+  /** This region's bucket: attachments of inbound mail, and the raw MIME of each sent message. */
+  ATTACHMENTS: R2Bucket;
+  /** The gateway's public origin (`https://…`): unsubscribe links in sent mail point there. */
+  PUBLIC_ORIGIN: string;
 }
 
 export type Database = DrizzleD1Database;
@@ -54,6 +60,15 @@ export type AppEnv = { Bindings: RegionEnv; Variables: RegionVariables };
 
 /** A missing binding fails loudly at the first request, not deep inside a handler. */
 export function assertRegionEnv(env: RegionEnv): void {
-  const missing = (["REGION", "DB", "GATEWAY_CONTEXT_SECRET", "CURSOR_SECRET"] as const).filter((name) => !env[name]);
+  const required = [
+    "REGION",
+    "DB",
+    "GATEWAY_CONTEXT_SECRET",
+    "CURSOR_SECRET",
+    "SEND_EMAIL",
+    "ATTACHMENTS",
+    "PUBLIC_ORIGIN",
+  ] as const;
+  const missing = required.filter((name) => !env[name]);
   if (missing.length > 0) throw new Error(`Regional Worker misconfigured: missing ${missing.join(", ")}`);
 }

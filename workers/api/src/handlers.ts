@@ -17,10 +17,13 @@ import { updateField } from "./routes/crm/update-field";
 import { updateFieldOption } from "./routes/crm/update-field-option";
 import { updateObjectType } from "./routes/crm/update-object-type";
 import { updateView } from "./routes/crm/update-view";
+import { composeConversation } from "./routes/inbox/compose-conversation";
+import { getAttachment } from "./routes/inbox/get-attachment";
 import { getConversation } from "./routes/inbox/get-conversation";
 import { listConversationMessages } from "./routes/inbox/list-conversation-messages";
 import { listConversations } from "./routes/inbox/list-conversations";
 import { listRecordConversations } from "./routes/inbox/list-record-conversations";
+import { sendMessage } from "./routes/inbox/send-message";
 import { updateConversation } from "./routes/inbox/update-conversation";
 import { createConnection } from "./routes/integrations/create-connection";
 import { deleteConnection } from "./routes/integrations/delete-connection";
@@ -113,4 +116,7 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   listConnections,
   deleteConnection,
   rotateConnectionSecret,
+  composeConversation,
+  sendMessage,
+  getAttachment,
 };

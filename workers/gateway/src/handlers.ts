@@ -2,10 +2,12 @@ import type { AuthKind, GatewayOperationId, operations } from "@crm/contracts";
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { GatewayAppEnv } from "./env";
 import { createApiKey, getApiKey, listApiKeys, replaceApiKey, revokeApiKey } from "./routes/api-keys";
+import { confirmUnsubscribe } from "./routes/confirm-unsubscribe";
 import { getUsage } from "./routes/get-usage";
+import { showUnsubscribe } from "./routes/show-unsubscribe";
 
 /** A bearer or session operation's handler sees the actor; a public or signed one has none to see. */
-type HandlerEnv<A extends AuthKind> = A extends "bearer" | "session"
+export type HandlerEnv<A extends AuthKind> = A extends "bearer" | "session"
   ? GatewayAppEnv
   : { Bindings: GatewayAppEnv["Bindings"]; Variables: Omit<GatewayAppEnv["Variables"], "actor"> };
 
@@ -19,4 +21,6 @@ export const gatewayHandlers: {
   getApiKey,
   revokeApiKey,
   replaceApiKey,
+  showUnsubscribe,
+  confirmUnsubscribe,
 };

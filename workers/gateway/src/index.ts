@@ -1,5 +1,6 @@
 import { createGateway } from "./app";
 import type { GatewayEnv } from "./env";
+import { receiveEmail } from "./mail/inbound";
 
 export { RateLimiter } from "@crm/rate-limiter";
 
@@ -7,4 +8,5 @@ const gateway = createGateway();
 
 export default {
   fetch: gateway.fetch,
+  email: receiveEmail,
 } satisfies ExportedHandler<GatewayEnv>;

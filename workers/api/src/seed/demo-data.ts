@@ -1,18 +1,19 @@
 import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
-import { storeMessage } from "../domain/inbox/store-message";
+import { receiveMail } from "../domain/inbox/mail/inbound";
 import { insertRecord } from "../domain/records/write";
 import type { Database } from "../env";
 
 /**
  * The demo content of a seeded workspace (DESIGN.md section 13): a few companies, people and
- * deals and conversations in its mailbox, written through the same domain code as API requests and inbound
- * mail (so their events are in the outbox too). Runs only for a workspace the seed has just created.
- * Meetings, and the tasks their action items become, come afterwards through the real inbound route
- * (the gateway's seed/demo-meetings.ts).
+ * deals and conversations in its mailbox, written through the same domain code as API requests, and the
+ * conversations as raw mail through the inbound entry (so their events are in the outbox too). Runs only
+ * for a workspace the seed has just created. Meetings, and the tasks their action items become, come
+ * afterwards through the real inbound route (the gateway's seed/demo-meetings.ts).
  */
 export async function seedDemoContent(
   db: Database,
+  bucket: R2Bucket,
   workspace: { id: string; organizationId: string; ownerId: string; mailbox: string },
 ) {
   const author = { organizationId: workspace.organizationId, actor: { type: "user" as const, id: workspace.ownerId } };
@@ -41,57 +42,106 @@ export async function seedDemoContent(
   });
   await insertRecord(db, author, type("deals"), { name: "Hooli pilot", stage: "qualified", amount: 8000, company: hooli.id });
 
-  await seedConversations(db, workspace, { peter: `peter@${suffix}.example`, suffix, now: Date.now() });
+  await seedConversations(db, bucket, workspace, {
+    peter: `peter@${suffix}.example`,
+    gavin: `gavin@${suffix}.example`,
+    suffix,
+    now: Date.now(),
+  });
+}
+
+interface DemoMail {
+  messageId: string;
+  from: string;
+  to: string;
+  subject: string;
+  date: number;
+  text: string;
+  inReplyTo?: string;
+  attachment?: { filename: string; contentType: string; content: string };
+}
+
+/** A raw RFC 5322 message as a mail client writes it: what Email Routing hands the gateway. */
+function rawMail(mail: DemoMail): string {
+  const headers = [
+    `From: ${mail.from}`,
+    `To: ${mail.to}`,
+    `Subject: ${mail.subject}`,
+    `Date: ${new Date(mail.date).toUTCString()}`,
+    `Message-ID: <${mail.messageId}>`,
+    ...(mail.inReplyTo ? [`In-Reply-To: <${mail.inReplyTo}>`, `References: <${mail.inReplyTo}>`] : []),
+    "MIME-Version: 1.0",
+  ];
+  const text = ["Content-Type: text/plain; charset=utf-8", "", mail.text];
+  if (!mail.attachment) return [...headers, ...text, ""].join("\r\n");
+  const { filename, contentType, content } = mail.attachment;
+  return [
+    ...headers,
+    'Content-Type: multipart/mixed; boundary="demo-part"',
+    "",
+    "--demo-part",
+    ...text,
+    "--demo-part",
+    `Content-Type: ${contentType}; name="${filename}"`,
+    `Content-Disposition: attachment; filename="${filename}"`,
+    "Content-Transfer-Encoding: base64",
+    "",
+    btoa(content),
+    "--demo-part--",
+    "",
+  ].join("\r\n");
 }
 
 /**
- * Two conversations: Peter (a person record) asks and the workspace answers, so the thread is linked
- * to him; a stranger writes once, so one conversation is linked to no record (what `record_read`
+ * Three conversations, delivered as raw mail through the region's inbound entry like any mail:
+ * Peter (a person record) asks and the team's answer (sent from its own client, so From is the
+ * mailbox and it is stored as outbound) follows, linked to him; Gavin (a person too) asks about his
+ * pilot; a stranger sends a proposal as an attachment, linked to no record (what `record_read`
  * members cannot see).
  */
 async function seedConversations(
   db: Database,
+  bucket: R2Bucket,
   workspace: { id: string; mailbox: string },
-  { peter, suffix, now }: { peter: string; suffix: string; now: number },
+  { peter, gavin, suffix, now }: { peter: string; gavin: string; suffix: string; now: number },
 ) {
-  const mailbox = { email: workspace.mailbox, name: null };
-  const message = (id: string, sentAtMs: number) => ({
-    mailbox: workspace.mailbox,
-    messageId: `${id}-${suffix}@demo.example`,
-    cc: [],
-    html: null,
-    sentAtMs,
-    attachments: [],
-  });
-  const question = await storeMessage(db, {
-    ...message("renewal-question", now - 3_600_000),
-    direction: "inbound",
-    inReplyTo: null,
-    references: [],
-    from: { email: peter, name: "Peter Gibbons" },
-    to: [mailbox],
-    subject: "Question about the renewal",
-    text: "Hi, could you send us the renewal proposal before the end of the month?",
-  });
-  await storeMessage(db, {
-    ...message("renewal-answer", now - 1_800_000),
-    direction: "outbound",
-    inReplyTo: `renewal-question-${suffix}@demo.example`,
-    references: [`renewal-question-${suffix}@demo.example`],
-    from: mailbox,
-    to: [{ email: peter, name: "Peter Gibbons" }],
-    subject: "Re: Question about the renewal",
-    text: "Hi Peter, the proposal is on its way this week.",
-    conversationId: question.conversationId,
-  });
-  await storeMessage(db, {
-    ...message("partnership", now),
-    direction: "inbound",
-    inReplyTo: null,
-    references: [],
-    from: { email: "someone@partner.example", name: "Sam Partner" },
-    to: [mailbox],
-    subject: "Partnership idea",
-    text: "Hello, we would like to talk about a partnership.",
-  });
+  const id = (name: string) => `${name}-${suffix}@demo.example`;
+  const mails: DemoMail[] = [
+    {
+      messageId: id("renewal-question"),
+      from: `Peter Gibbons <${peter}>`,
+      to: workspace.mailbox,
+      subject: "Question about the renewal",
+      date: now - 3_600_000,
+      text: "Hi, could you send us the renewal proposal before the end of the month?",
+    },
+    {
+      messageId: id("renewal-answer"),
+      from: workspace.mailbox,
+      to: `Peter Gibbons <${peter}>`,
+      subject: "Re: Question about the renewal",
+      date: now - 1_800_000,
+      text: "Hi Peter, the proposal is on its way this week.",
+      inReplyTo: id("renewal-question"),
+    },
+    {
+      messageId: id("pilot-timeline"),
+      from: `Gavin Belson <${gavin}>`,
+      to: workspace.mailbox,
+      subject: "Pilot timeline",
+      date: now - 900_000,
+      text: "When can the pilot start? We would like to begin next month.",
+    },
+    {
+      messageId: id("partnership"),
+      from: "Sam Partner <someone@partner.example>",
+      to: workspace.mailbox,
+      subject: "Partnership idea",
+      date: now,
+      text: "Hello, we would like to talk about a partnership. Our proposal is attached.",
+      attachment: { filename: "proposal.txt", contentType: "text/plain", content: "Partnership proposal: joint webinar series." },
+    },
+  ];
+  for (const mail of mails)
+    await receiveMail(db, bucket, workspace.mailbox, new TextEncoder().encode(rawMail(mail)).buffer as ArrayBuffer);
 }

@@ -56,7 +56,7 @@ export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
   for (const workspace of seed.workspaces) {
     const owner = workspace.members.find((member) => member.role === "owner");
     if (!existing.has(workspace.id) && owner) {
-      await seedDemoContent(db, {
+      await seedDemoContent(db, c.env.ATTACHMENTS, {
         id: workspace.id,
         organizationId: workspace.organizationId,
         ownerId: owner.userId,

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { maxReturnToLength } from "./return-to";
 
 /**
  * Console forms: small urlencoded bodies. Anything larger is refused before it is parsed (413),
@@ -6,7 +7,7 @@ import type { Context } from "hono";
  */
 export const maxFormBytes = 16 * 1024;
 const defaultFieldLength = 256;
-const fieldLengths: Record<string, number> = { password: 1024, return_to: 2048 };
+const fieldLengths: Record<string, number> = { password: 1024, return_to: maxReturnToLength };
 
 /** A failure of a console request, shown as an error page with this status; nothing was changed. */
 export class ConsoleProblem extends Error {

@@ -1,6 +1,6 @@
 import type { Scope } from "@crm/contracts";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import { findClient, type OAuthClient } from "./clients";
+import { findClient, isRegisteredRedirectUri, type OAuthClient } from "./clients";
 import { optional, paramsOf } from "./form";
 import { OAuthError } from "./oauth-error";
 import { challengePattern } from "./pkce";
@@ -63,7 +63,7 @@ export async function parseAuthorizationRequest(
   const client = await findClient(db, clientId);
   if (!client) throw new AuthorizationPageError("Unknown application", "No application is registered with this client_id.");
   const redirectUri = optional(params, "redirect_uri");
-  if (redirectUri === null || !client.redirectUris.includes(redirectUri))
+  if (redirectUri === null || !isRegisteredRedirectUri(client, redirectUri))
     throw new AuthorizationPageError(
       "Invalid redirect URI",
       "The redirect_uri is missing or is not one the application registered, so we cannot send you back to it.",

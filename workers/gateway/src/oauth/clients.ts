@@ -98,3 +98,26 @@ export function redirectUriProblem(uri: string): string | null {
   if (url.protocol === "http:" && loopbackHosts.has(url.hostname)) return null;
   return "must use https (or http on a loopback host)";
 }
+
+/** Loopback IP literals, whose port a native app picks when it starts listening (RFC 8252 section 7.3). */
+const loopbackIps = new Set(["127.0.0.1", "[::1]"]);
+
+/**
+ * Whether an authorization request's redirect URI is one the client registered: exactly (RFC 6749
+ * section 3.1.2.3), or a registered http loopback IP URI with another port, which OAuth 2.1 (section
+ * 8.4.2) and RFC 8252 require accepting because a native app binds whichever port is free.
+ */
+export function isRegisteredRedirectUri(client: Pick<OAuthClient, "redirectUris">, uri: string): boolean {
+  if (client.redirectUris.includes(uri)) return true;
+  const requested = URL.parse(uri);
+  // Only a URI already in its normal form, so no other spelling of a path or host slips in.
+  if (!requested || requested.href !== uri || requested.protocol !== "http:" || !loopbackIps.has(requested.hostname))
+    return false;
+  requested.port = "";
+  return client.redirectUris.some((registered) => {
+    const url = URL.parse(registered);
+    if (url?.protocol !== "http:" || url.hostname !== requested.hostname) return false;
+    url.port = "";
+    return url.href === requested.href;
+  });
+}

@@ -1,6 +1,5 @@
-import type { Scope } from "@crm/contracts";
+import { type Scope, scopeDescriptions } from "@crm/contracts";
 import type { Child } from "hono/jsx";
-import { scopeInWords } from "./scope-words";
 
 const style = `
 body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f5f6f8;color:#1c1f24}
@@ -70,7 +69,7 @@ export function ConsentPage(props: ConsentPageProps) {
         <ul>
           {props.scopes.map((scope) => (
             <li>
-              {scopeInWords(scope)} <span class="muted">({scope})</span>
+              {scopeDescriptions[scope]} <span class="muted">({scope})</span>
             </li>
           ))}
         </ul>

@@ -1,3 +1,4 @@
+import { illFormedStringPaths, label } from "@crm/contracts";
 import { control, newId } from "@crm/db";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { z } from "zod";
@@ -13,7 +14,8 @@ const { oauthClients } = control;
  */
 const registrationRequest = z.looseObject({
   redirect_uris: z.array(z.string()).min(1).max(10),
-  client_name: z.string().trim().min(1).max(255).optional(),
+  // Shown on the consent page as the application's name: one line, as every name of the API.
+  client_name: label(255).optional(),
   token_endpoint_auth_method: z.literal("none").optional(),
   grant_types: z
     .array(z.enum(["authorization_code", "refresh_token"]))
@@ -23,6 +25,7 @@ const registrationRequest = z.looseObject({
 });
 
 const maxRegistrationBytes = 16 * 1024;
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /** The registered client as RFC 7591 section 3.2.1 returns it (no secret: it is public). */
 function clientInformation(client: OAuthClient) {
@@ -41,15 +44,18 @@ function clientInformation(client: OAuthClient) {
 export async function registrationEndpoint(db: DrizzleD1Database, request: Request, now = Date.now()) {
   if (!/^application\/json\s*(;|$)/i.test(request.headers.get("content-type") ?? ""))
     throw new OAuthError("invalid_client_metadata", "The body must be application/json");
-  const text = await request.text();
-  if (new TextEncoder().encode(text).length > maxRegistrationBytes)
+  const bytes = await request.arrayBuffer();
+  if (bytes.byteLength > maxRegistrationBytes)
     throw new OAuthError("invalid_client_metadata", "The registration request is larger than 16 KiB");
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    // Strict UTF-8, and no lone surrogates after parsing: as everywhere in the API, nothing stored reads back altered.
+    body = JSON.parse(strictUtf8.decode(bytes));
   } catch {
-    throw new OAuthError("invalid_client_metadata", "The body is not valid JSON");
+    throw new OAuthError("invalid_client_metadata", "The body is not valid JSON in UTF-8");
   }
+  const [illFormed] = illFormedStringPaths(body, "body");
+  if (illFormed) throw new OAuthError("invalid_client_metadata", `${illFormed}: not well-formed Unicode (a lone surrogate)`);
   const parsed = registrationRequest.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,10 +1,16 @@
 import { type ActorContext, ApiError } from "@crm/contracts";
 import { ipWindow } from "@crm/rate-limiter";
 import type { GatewayEnv } from "../env";
+import { apiResource } from "../oauth/resources";
+import { accessTokenActor, isJwt, verifyAccessToken } from "./access-token-credential";
+import { kidOf, needsKeyLoad } from "./access-token-keys";
 import { rateLimited } from "./admit";
 import { authenticateApiKey, isApiKey, needsLookup } from "./api-key-credential";
+import { organizationHeader } from "./authorize";
 import { invalidToken, unauthorized } from "./credential-errors";
 import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
+import { revokedGrantsDue } from "./revoked-grants";
+import { consoleSessionOf, sessionActor, sessionTokenIn } from "./session-credential";
 
 /**
  * Who is calling, as authentication established it: the actor context the regions receive, less
@@ -45,23 +51,44 @@ function failedAuthentications(env: GatewayEnv, ip: string) {
 }
 
 /**
- * Authenticates the bearer credential of a request (the `bearer` operations of the catalogue).
- * Every kind of bearer token resolves to the same `Actor`, so the steps after this one do not
- * care which it was. Today that is an API key; issue 12 adds OAuth access tokens (JWTs verified
- * against the JWKS without a storage read) as a second branch below. Console pages hold a session
- * instead of a token: they establish their `Actor` from the session cookie and compose the other
- * steps themselves.
+ * Authenticates the credential of a request (the `bearer` operations of the catalogue). Three kinds
+ * resolve to the same `Actor`, so the steps after this one do not care which it was:
+ *
+ * - an API key (`crm_…`), looked up and cached per isolate (`api-key-credential.ts`);
+ * - an OAuth access token (a JWT), verified against the published keys without a storage read on
+ *   the hot path, for this API's audience (`access-token-credential.ts`);
+ * - without an `Authorization` header, the console session of the `__Host-session` cookie, from the
+ *   console's own pages only (`session-credential.ts`).
+ *
+ * A user credential not bound to one organization acts in the one the request selects
+ * (`selectOrganization`). Every 401 counts against the client's window of failed authentications,
+ * and a credential that costs a read is refused (429) first once that window is full.
  */
-export async function authenticate(call: GatewayCall, request: OperationRequest): Promise<Actor> {
+export async function authenticate(call: GatewayCall, request: OperationRequest, now = Date.now()): Promise<Actor> {
   const failures = failedAuthentications(call.env, clientIp(request));
   try {
-    const token = bearerToken(request.headers.get("authorization"));
+    const authorization = request.headers.get("authorization");
+    const session = authorization === null ? sessionTokenIn(request) : null;
+    if (session !== null) {
+      await failures.guard();
+      const consoleSession = await consoleSessionOf(call.controlDb, call.env.IDENTITY_SECRET, session, request, now);
+      return await sessionActor(call.controlDb, consoleSession, request.headers.get(organizationHeader));
+    }
+    const token = bearerToken(authorization);
     if (isApiKey(token)) {
       // A key this isolate has not seen lately costs a database read: refuse a client out of failures first.
-      if (needsLookup(token)) await failures.guard();
-      return await authenticateApiKey(call.controlDb, token);
+      if (needsLookup(token, now)) await failures.guard();
+      return await authenticateApiKey(call.controlDb, token, now);
     }
-    throw invalidToken("malformed or unknown");
+    const kid = isJwt(token) ? kidOf(token) : null;
+    if (kid === null) throw invalidToken("malformed or unknown");
+    if (needsKeyLoad(kid, now) || revokedGrantsDue(now)) await failures.guard();
+    // REST accepts tokens for `<origin>/api/v1` only. A token for `<origin>/mcp` (RFC 8707
+    // `resource`) is the MCP endpoint's: a token obtained for one resource is not spent at another,
+    // as the MCP authorization spec requires of servers (no token passthrough).
+    const expected = { issuer: request.url.origin, audience: apiResource(request.url.origin) };
+    const claims = await verifyAccessToken(call.controlDb, token, kid, expected, now);
+    return await accessTokenActor(call.controlDb, claims, request, now);
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) await failures.count();
     throw error;

@@ -20,3 +20,12 @@ export const insufficientScope = (scope: Scope) =>
       "www-authenticate": `${realm}, error="insufficient_scope", scope="${scope}"`,
     },
   );
+
+/** A verified token whose scopes are all unknown here (another resource's, or none): it may do nothing. */
+export const noKnownScope = () =>
+  new ApiError("insufficient_scope", "The token grants no scope of this API", undefined, {
+    "www-authenticate": `${realm}, error="insufficient_scope"`,
+  });
+
+/** A console session cookie sent where it is not accepted: from another origin, or an unsafe method without the CSRF token. */
+export const sessionRefused = (reason: string) => new ApiError("forbidden", `The console session is refused: ${reason}`);

@@ -31,7 +31,8 @@ export async function runOperation(call: GatewayCall, operation: Operation, requ
   // Inbound webhooks are free: they are the provider's deliveries, not the organization's API usage.
   if (operation.auth === "signature")
     return withHeaders(await forwardSignedDelivery(call, operation, request), { ...limits, "x-token-cost": "0" });
-  return withHeaders(await serveOwnOperation(call, null, request), limits);
+  // No credential, no organization to charge: such a request costs nothing, and says so like every success.
+  return withHeaders(await serveOwnOperation(call, null, request), { ...limits, "x-token-cost": "0" });
 }
 
 /**

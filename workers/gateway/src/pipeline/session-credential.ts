@@ -5,9 +5,11 @@ import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { parse } from "hono/utils/cookie";
 import { type ConsoleSession, csrfTokenValid, readSession, sessionCookieName } from "../identity/sessions";
 import type { Actor } from "./authenticate";
+import { selectOrganization } from "./authorize";
+import { invalidToken, sessionRefused } from "./credential-errors";
 import type { GatewayCall, OperationRequest } from "./operation-call";
 
-/** Header that carries the console page's CSRF token on unsafe methods of session operations. */
+/** Header that carries the console page's CSRF token on unsafe methods (`csrfTokenFor`). */
 export const csrfHeader = "x-csrf-token";
 const safeMethods = new Set(["GET", "HEAD"]);
 
@@ -18,7 +20,11 @@ export interface Membership {
   role: "owner" | "admin" | "member";
 }
 
-/** The organizations a user belongs to, oldest membership first. */
+/**
+ * The organizations a user belongs to, oldest membership first. Read fresh: a session costs a read
+ * per request anyway, and the console shows membership changes at once (OAuth tokens use the
+ * per-isolate cache of `organization-memberships.ts` instead).
+ */
 export async function membershipsOf(db: DrizzleD1Database, userId: string): Promise<Membership[]> {
   const { organizationMembers, organizations } = control;
   return db
@@ -35,9 +41,10 @@ export async function membershipsOf(db: DrizzleD1Database, userId: string): Prom
 }
 
 /**
- * The actor of a console session: the user, in the organization the session selected (or the one
- * `X-Service-Organization-Id` names, or their only one), with every scope (a session is the user
- * in person: their role decides, as DESIGN.md section 3 says) and no workspace limit.
+ * The actor of a console session: the user, in the organization `X-Service-Organization-Id` names
+ * (or the one the session selected, or their only one: `selectOrganization`), with every scope (a
+ * session is the user in person: their role decides, as DESIGN.md section 3 says) and no workspace
+ * limit.
  */
 export async function sessionActor(
   db: DrizzleD1Database,
@@ -46,27 +53,58 @@ export async function sessionActor(
 ): Promise<Actor> {
   const memberships = await membershipsOf(db, session.userId);
   if (memberships.length === 0) throw new ApiError("forbidden", "You are not a member of any organization");
-  const wanted = requestedOrganizationId ?? session.organizationId;
-  let membership = wanted === null ? undefined : memberships.find((candidate) => candidate.organizationId === wanted);
-  if (wanted !== null && !membership)
-    throw new ApiError("organization_mismatch", "X-Service-Organization-Id names an organization you are not a member of");
-  if (!membership && memberships.length === 1) membership = memberships[0];
-  if (!membership) {
-    throw new ApiError(
-      "organization_required",
-      "You are a member of several organizations: choose one in the console or with X-Service-Organization-Id",
-      memberships.map(({ organizationId, name }) => ({ id: organizationId, name })),
-    );
-  }
+  const choices = memberships.map(({ organizationId, ...membership }) => ({ id: organizationId, ...membership }));
+  const organization = selectOrganization(choices, requestedOrganizationId, session.organizationId);
   return {
-    organizationId: membership.organizationId,
-    region: membership.region,
+    organizationId: organization.id,
+    region: organization.region,
     actor: { type: "user", id: session.userId },
     credential: { type: "session", id: session.id },
     scopes: [...scopes],
     workspaceIds: null,
-    organizationRole: membership.role,
+    organizationRole: organization.role,
   };
+}
+
+/** The console session token of a request's `__Host-session` cookie, if it sends one. */
+export function sessionTokenIn(request: OperationRequest): string | null {
+  const cookie = request.headers.get("cookie");
+  return cookie ? (parse(cookie, sessionCookieName)[sessionCookieName] ?? null) : null;
+}
+
+/**
+ * On a `bearer` API route, a session cookie is a credential only on requests the console's own
+ * pages make: the browser says so with `Sec-Fetch-Site: same-origin`, or (a browser without Fetch
+ * Metadata) with an `Origin` of this very origin. A cross-site page, a link opened from elsewhere
+ * (`none`) or a client that sends neither cannot borrow the browser's session. SameSite=Lax alone
+ * would still let top-level GETs in.
+ */
+function assertSameOrigin(request: OperationRequest): void {
+  const site = request.headers.get("sec-fetch-site");
+  const origin = request.headers.get("origin");
+  const fromHere = site === null ? origin === request.url.origin : site === "same-origin";
+  if (!fromHere || (origin !== null && origin !== request.url.origin))
+    throw sessionRefused("send it from the console's own pages");
+}
+
+/**
+ * The live session of a `bearer` API route's cookie (no `Authorization` header sent), checked for
+ * origin first and for its CSRF token on unsafe methods.
+ */
+export async function consoleSessionOf(
+  db: DrizzleD1Database,
+  identitySecret: string,
+  token: string,
+  request: OperationRequest,
+  now = Date.now(),
+): Promise<ConsoleSession> {
+  assertSameOrigin(request);
+  const session = await readSession(db, token, now);
+  if (!session) throw invalidToken("an ended or unknown console session");
+  if (!safeMethods.has(request.method) && !(await csrfTokenValid(identitySecret, session.id, request.headers.get(csrfHeader)))) {
+    throw sessionRefused(`unsafe methods need the session's CSRF token in ${csrfHeader}`);
+  }
+  return session;
 }
 
 /**
@@ -89,7 +127,7 @@ export async function authenticateSession(call: GatewayCall, request: OperationR
   ) {
     throw new ApiError("forbidden", "This route answers the console's own pages only (same origin)");
   }
-  const token = parse(request.headers.get("cookie") ?? "", sessionCookieName)[sessionCookieName];
+  const token = sessionTokenIn(request);
   const session = token ? await readSession(call.controlDb, token) : null;
   if (!session) throw new ApiError("unauthorized", "Sign in to the console: this route takes the console session only");
   if (

@@ -8,7 +8,7 @@ import {
   operations,
 } from "@crm/contracts";
 import { control, newId } from "@crm/db";
-import { and, count, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { generateApiKey, hashApiKey } from "../api-keys";
 import { forgetApiKey } from "../pipeline/api-key-credential";
@@ -154,14 +154,31 @@ async function newKey(
   return { key, row };
 }
 
+/** The owner's keys that still work at `now`: what the limit of live keys counts. */
+const ownedUsable = (owner: KeyOwner, now: number) =>
+  and(ownedLive(owner), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)));
+
+const noRoomForKey = () => new ApiError("conflict", `You already hold ${maxApiKeysPerUser} live API keys here; revoke one first`);
+
 async function assertRoomForKey(db: DrizzleD1Database, owner: KeyOwner, now: number): Promise<void> {
-  const [live] = await db
-    .select({ n: count() })
+  const [live] = await db.select({ n: count() }).from(apiKeys).where(ownedUsable(owner, now));
+  if ((live?.n ?? 0) >= maxApiKeysPerUser) throw noRoomForKey();
+}
+
+/**
+ * Two creations at once both pass the count before either inserts. In insertion order (SQLite's
+ * rowid), the keys past the limit give way: the later one is removed before it is handed out.
+ */
+async function assertWithinLimit(db: DrizzleD1Database, owner: KeyOwner, id: string, now: number): Promise<void> {
+  const kept = await db
+    .select({ id: apiKeys.id })
     .from(apiKeys)
-    .where(and(ownedLive(owner), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now))));
-  if ((live?.n ?? 0) >= maxApiKeysPerUser) {
-    throw new ApiError("conflict", `You already hold ${maxApiKeysPerUser} live API keys here; revoke one first`);
-  }
+    .where(ownedUsable(owner, now))
+    .orderBy(sql`rowid`)
+    .limit(maxApiKeysPerUser);
+  if (kept.some((key) => key.id === id)) return;
+  await db.delete(apiKeys).where(eq(apiKeys.id, id));
+  throw noRoomForKey();
 }
 
 /**
@@ -186,6 +203,7 @@ export async function createKey(
     now,
   );
   await db.insert(apiKeys).values(row);
+  await assertWithinLimit(db, owner, row.id, now);
   return { apiKey: toApiKey(row), key };
 }
 
@@ -217,13 +235,19 @@ export async function replaceKey(db: DrizzleD1Database, owner: KeyOwner, id: str
     { name: old.name, scopes: old.scopes, workspaceIds: old.workspaceIds, expiresAt },
     now,
   );
-  await db.batch([
+  const [, revoked] = await db.batch([
     db.insert(apiKeys).values(row),
     db
       .update(apiKeys)
       .set({ revokedAt: now })
-      .where(and(ownedLive(owner), eq(apiKeys.id, id))),
+      .where(and(ownedLive(owner), eq(apiKeys.id, id)))
+      .returning({ id: apiKeys.id }),
   ]);
+  // A concurrent replacement or revocation got there first: the new key, never handed out, goes again.
+  if (revoked.length === 0) {
+    await db.delete(apiKeys).where(eq(apiKeys.id, row.id));
+    throw new ApiError("not_found", "No such API key");
+  }
   forgetApiKey(old.prefix);
   return { apiKey: toApiKey(row), key, replacedId: id };
 }

@@ -1,4 +1,5 @@
-import { hmacKey, readScopes, type Scope, scopes, type WorkspaceRole } from "@crm/contracts";
+import { hmacKey, readScopes, type Scope, scopes, toBase64Url, type WorkspaceRole } from "@crm/contracts";
+import type { control } from "@crm/db";
 import { apiKeyFromBytes, hashApiKey } from "../api-keys";
 import type { Region } from "../env";
 
@@ -143,6 +144,49 @@ export async function demoApiKey(secret: string, label: string) {
   const { key, prefix } = apiKeyFromBytes((await derive(secret, `key:${label}`)).slice(0, 41));
   return { key, prefix, secretHash: await hashApiKey(key) };
 }
+
+/** A user's console password, readable and stable: `demo-` and 16 base32 characters. */
+export async function demoPassword(secret: string, label: string): Promise<string> {
+  const bytes = await derive(secret, `password:${label}`);
+  return `demo-${[...bytes.slice(0, 16)].map((byte) => crockford[byte % 32]).join("")}`;
+}
+
+/** A client secret as the OAuth server hands them out: 32 bytes, base64url. */
+export async function demoClientSecret(secret: string, label: string): Promise<string> {
+  return toBase64Url((await derive(secret, `client-secret:${label}`)).slice(0, 32));
+}
+
+export interface DemoOAuthClient {
+  label: string;
+  name: string;
+  type: "confidential" | "public";
+  redirectUri: string;
+  grantTypes: control.OAuthGrantType[];
+  /** The demo organization it is installed in for client credentials, by label. */
+  installedIn?: string;
+}
+
+/**
+ * A confidential web app installed in Acme (authorization code for its users, client credentials
+ * for itself) and a public client (PKCE only), such as a desktop or MCP client registers.
+ */
+export const demoOAuthClients: DemoOAuthClient[] = [
+  {
+    label: "acme-reports",
+    name: "Acme Reports (demo web app)",
+    type: "confidential",
+    redirectUri: "http://localhost:3000/oauth/callback",
+    grantTypes: ["authorization_code", "refresh_token", "client_credentials"],
+    installedIn: "acme",
+  },
+  {
+    label: "demo-desktop",
+    name: "Demo desktop client (public)",
+    type: "public",
+    redirectUri: "http://127.0.0.1:53682/callback",
+    grantTypes: ["authorization_code", "refresh_token"],
+  },
+];
 
 export interface DemoKeySpec {
   label: string;

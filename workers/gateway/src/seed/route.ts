@@ -1,10 +1,13 @@
 import { ApiError, signToken } from "@crm/contracts";
 import { control } from "@crm/db";
+import { isNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { Hono } from "hono";
 import { contextSecret, type GatewayAppEnv } from "../env";
-import { demoApiKey, demoId, demoKeys, demoOrganizations, demoUser } from "./demo";
+import { hashPassword } from "../identity/passwords";
+import { demoApiKey, demoId, demoKeys, demoOrganizations, demoPassword, demoUser } from "./demo";
 import { seedDemoMeetings } from "./demo-meetings";
+import { demoOAuthClientRows, usersWithPasswords } from "./identity";
 
 /** Fixed times keep the seed byte-identical on every run. */
 const seededAt = Date.UTC(2026, 0, 5);
@@ -13,7 +16,8 @@ const expiredAt = Date.UTC(2026, 1, 1);
 /**
  * `POST /__dev/seed`: the local-development demo data (DESIGN.md section 13). Reachable only with
  * DEV_TOOLS on. Writes the control plane here, asks each region to create its workspaces, and
- * answers with what `.dev/demo.json` holds. Idempotent: rows that exist are left as they are.
+ * answers with what `.dev/demo.json` holds. Idempotent: rows that exist are left as they are (a
+ * user seeded without a password gets one).
  */
 export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
   if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
@@ -24,6 +28,12 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
   // A guest's membership names a user that an organization later in the list creates.
   const guestMemberships: BatchItem<"sqlite">[] = [];
   const organizations = [];
+  const passwords = new Map<string, string>();
+  // PBKDF2 costs real time: a re-run hashes no password that is already stored.
+  const demoUserIds = demoOrganizations.flatMap((organization) =>
+    organization.users.map((user) => demoId(secret, "usr", user.label)),
+  );
+  const hashedPasswords = await usersWithPasswords(db, await Promise.all(demoUserIds));
 
   for (const organization of demoOrganizations) {
     const organizationId = await demoId(secret, "org", organization.label);
@@ -51,11 +61,22 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
     for (const user of organization.users) {
       const userId = await demoId(secret, "usr", user.label);
       ownerIds.set(user.label, userId);
+      const password = await demoPassword(secret, user.label);
+      passwords.set(user.label, password);
+      const values = { id: userId, email: user.email, name: user.name, createdAt: seededAt };
+      const passwordHash = hashedPasswords.has(userId) ? null : await hashPassword(password);
       statements.push(
-        db
-          .insert(control.users)
-          .values({ id: userId, email: user.email, name: user.name, createdAt: seededAt })
-          .onConflictDoNothing(),
+        passwordHash === null
+          ? db.insert(control.users).values(values).onConflictDoNothing()
+          : db
+              .insert(control.users)
+              .values({ ...values, passwordHash })
+              // A user seeded before passwords existed gets one; a hash already there stays.
+              .onConflictDoUpdate({
+                target: control.users.id,
+                set: { passwordHash },
+                setWhere: isNull(control.users.passwordHash),
+              }),
         db
           .insert(control.organizationMembers)
           .values({ organizationId, userId, role: user.organizationRole, createdAt: seededAt })
@@ -128,7 +149,9 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
     organizations.push({ organizationId, organization, workspaceIds, ownerIds, keys, region, regionSeed });
   }
 
-  const [first, ...rest] = [...statements, ...guestMemberships];
+  const organizationIds = new Map(organizations.map(({ organization, organizationId }) => [organization.label, organizationId]));
+  const oauth = await demoOAuthClientRows(db, secret, organizationIds);
+  const [first, ...rest] = [...statements, ...guestMemberships, ...oauth.statements];
   if (first) await db.batch([first, ...rest]);
   for (const { organization, region, regionSeed } of organizations) {
     const response = await region.fetch(`https://api.${organization.region}.internal/__dev/seed`, {
@@ -174,9 +197,10 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
           name: user.name,
           email: user.email,
           organizationRole: user.organizationRole,
+          password: passwords.get(user.label),
           apiKey: keys.get(user.label),
         })),
-        // A guest is listed without a key: their demo key is for their home organization.
+        // A guest is listed without a key or password: both are on their home organization's entry.
         ...(organization.guests ?? []).map((guest) => {
           const { name, email } = demoUser(guest.label);
           return { id: ownerIds.get(guest.label), name, email, organizationRole: guest.organizationRole };
@@ -196,5 +220,6 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
           }
         : {}),
     })),
+    oauthClients: oauth.clients,
   });
 });

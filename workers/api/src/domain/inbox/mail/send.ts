@@ -1,0 +1,251 @@
+import { EmailMessage } from "cloudflare:email";
+import { ApiError, type Conversation, type Message, type operations, type Region, signUnsubscribeLink } from "@crm/contracts";
+import { regional } from "@crm/db";
+import { and, desc, eq, inArray } from "drizzle-orm";
+import { requireRole, requireWorkspace, type WorkspaceAccess } from "../../../access";
+import type { Database, RegionEnv, ServiceContext } from "../../../env";
+import type { BodyOf } from "../../../inputs";
+import { sanitizedContent } from "../../content/description";
+import { loadConversation } from "../conversations";
+import { type ConversationRow, conversationResponses, type MessageRow, messageResponses } from "../response";
+import { storeMessage } from "../store-message";
+import { outgoingMime } from "./mime";
+import { sentMimeKey } from "./storage";
+
+const { conversations, mailboxes, messages, unsubscribedAddresses } = regional;
+
+/** What sending needs of the region besides the request: its bindings and where its links point. */
+export interface Outbox {
+  sender: SendEmail;
+  bucket: R2Bucket;
+  region: Region;
+  /** The gateway's public origin, for unsubscribe links. */
+  publicOrigin: string;
+  /** This region's context secret: unsubscribe tokens are signed with a key derived from it. */
+  contextSecret: string;
+}
+
+export const outboxOf = (env: RegionEnv): Outbox => ({
+  sender: env.SEND_EMAIL,
+  bucket: env.ATTACHMENTS,
+  region: env.REGION,
+  publicOrigin: env.PUBLIC_ORIGIN,
+  contextSecret: env.GATEWAY_CONTEXT_SECRET,
+});
+
+interface Draft {
+  mailbox: { address: string; name: string };
+  workspaceId: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  text: string | undefined;
+  html: string | undefined;
+  inReplyTo: string | null;
+  references: string[];
+  conversationId?: string;
+}
+
+type Sent = { conversation: Conversation; message: Message };
+
+/** Sending needs a member (or an app or agent) who sees the whole inbox: record-scoped access only replies (see `reply`). */
+function requireSender(access: WorkspaceAccess, what: "compose" | "reply", hasLinkedRecords: boolean) {
+  requireRole(access, "member");
+  if (access.inboxAccess === "all") return;
+  if (access.inboxAccess === "record_reply" && what === "reply" && hasLinkedRecords) return;
+  throw new ApiError(
+    "forbidden",
+    access.inboxAccess === "record_reply"
+      ? "Your inbox access allows replies only in conversations linked to a record"
+      : "Your inbox access does not allow sending",
+  );
+}
+
+/** `POST /inbox/conversations`: a new conversation started by a message sent from one of the workspace's mailboxes. */
+export async function composeConversationOf(
+  context: ServiceContext,
+  outbox: Outbox,
+  body: BodyOf<typeof operations.composeConversation>,
+): Promise<Sent> {
+  const { db, actor } = context;
+  const { access } = await requireWorkspace(db, actor, body.workspaceId);
+  requireSender(access, "compose", false);
+  const [mailbox] = await db
+    .select({ address: mailboxes.address, name: mailboxes.name })
+    .from(mailboxes)
+    .where(and(eq(mailboxes.address, body.mailbox.toLowerCase()), eq(mailboxes.workspaceId, body.workspaceId)))
+    .limit(1);
+  if (!mailbox) {
+    throw new ApiError("invalid_request", "The request is not valid; see details.", [
+      { path: "body.mailbox", message: "Not a mailbox of the workspace" },
+    ]);
+  }
+  return send(context, outbox, {
+    mailbox,
+    workspaceId: body.workspaceId,
+    to: body.to,
+    cc: body.cc ?? [],
+    subject: body.subject,
+    text: body.text,
+    html: body.html,
+    inReplyTo: null,
+    references: [],
+  });
+}
+
+/** `POST /inbox/conversations/{id}/messages`: a reply from the conversation's mailbox, threaded to its latest message. */
+export async function replyInConversation(
+  context: ServiceContext,
+  outbox: Outbox,
+  conversationId: string,
+  body: BodyOf<typeof operations.sendMessage>,
+): Promise<Sent> {
+  const { db } = context;
+  // A conversation linked to no record does not exist for record-scoped members (404, as when they read it).
+  const { row: conversation, access } = await loadConversation(context, conversationId);
+  requireSender(access, "reply", conversation.hasLinkedRecords);
+  const [mailbox] = await db
+    .select({ address: mailboxes.address, name: mailboxes.name })
+    .from(mailboxes)
+    .where(and(eq(mailboxes.address, conversation.mailbox), eq(mailboxes.workspaceId, conversation.workspaceId)))
+    .limit(1);
+  if (!mailbox) throw new ApiError("invalid_request", "This conversation has no mailbox of the workspace to reply from");
+  const [latest, latestInbound] = await Promise.all([
+    latestMessage(db, conversation.id),
+    latestMessage(db, conversation.id, "inbound"),
+  ]);
+  const to = body.to ?? defaultRecipients(latest, latestInbound, mailbox.address);
+  if (to.length === 0) {
+    throw new ApiError("invalid_request", "The request is not valid; see details.", [
+      { path: "body.to", message: "The conversation has no one to reply to: name the recipients" },
+    ]);
+  }
+  return send(context, outbox, {
+    mailbox,
+    workspaceId: conversation.workspaceId,
+    to,
+    cc: body.cc ?? [],
+    subject: body.subject ?? replySubject(conversation.subject),
+    text: body.text,
+    html: body.html,
+    inReplyTo: latest?.messageIdHeader ?? null,
+    // The parent's References plus the parent (RFC 5322 section 3.6.4), the newest 20.
+    references: latest ? [...latest.references, latest.messageIdHeader].slice(-20) : [],
+    conversationId: conversation.id,
+  });
+}
+
+const replySubject = (subject: string) => (/^re:/i.test(subject.trim()) ? subject : `Re: ${subject}`).slice(0, 998);
+
+async function latestMessage(db: Database, conversationId: string, direction?: "inbound") {
+  const [row] = await db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.conversationId, conversationId), direction ? eq(messages.direction, direction) : undefined))
+    .orderBy(desc(messages.sentAtMs), desc(messages.id))
+    .limit(1);
+  return row;
+}
+
+/** The sender of the latest inbound message, else whoever the latest message went to (never the mailbox itself). */
+function defaultRecipients(latest: MessageRow | undefined, latestInbound: MessageRow | undefined, mailbox: string): string[] {
+  const candidates = latestInbound ? [latestInbound.fromAddress] : (latest?.toAddresses ?? []);
+  return [...new Set(candidates.map((address) => address.email.toLowerCase()))].filter((address) => address !== mailbox);
+}
+
+/**
+ * Sends one message: refuses unsubscribed recipients before anything goes out, sends one MIME
+ * message per recipient (each with its own unsubscribe link, all with our Message-ID), stores the
+ * message once through `storeMessage` (outbound, `message.sent`), and keeps each raw MIME in R2.
+ */
+async function send(context: ServiceContext, outbox: Outbox, draft: Draft): Promise<Sent> {
+  const { db, actor } = context;
+  const content = draft.html?.trim() ? sanitizedContent("html", draft.html, undefined) : null;
+  const html = content?.html || null;
+  const text = draft.text?.trim() ? draft.text : (content?.plain ?? "");
+  if (!text.trim() && !html) {
+    throw new ApiError("invalid_request", "The request is not valid; see details.", [
+      { path: "body.text", message: "A message needs a text or an HTML body" },
+    ]);
+  }
+  const to = unique(draft.to);
+  const cc = unique(draft.cc).filter((address) => !to.includes(address));
+  const recipients = [...to, ...cc];
+  const unsubscribed = await db
+    .select({ address: unsubscribedAddresses.address })
+    .from(unsubscribedAddresses)
+    .where(
+      and(eq(unsubscribedAddresses.organizationId, actor.organizationId), inArray(unsubscribedAddresses.address, recipients)),
+    );
+  if (unsubscribed.length > 0) {
+    throw new ApiError("recipient_unsubscribed", "A recipient unsubscribed from this organization's mail; nothing was sent", {
+      addresses: unsubscribed.map((row) => row.address),
+    });
+  }
+
+  const domain = draft.mailbox.address.split("@")[1] as string;
+  const messageId = `${crypto.randomUUID()}@${domain}`;
+  const sentAtMs = Date.now();
+  const raws = new Map<string, string>();
+  for (const recipient of recipients) {
+    const token = await signUnsubscribeLink(
+      { organizationId: actor.organizationId, address: recipient, region: outbox.region },
+      outbox.contextSecret,
+      sentAtMs,
+    );
+    const raw = outgoingMime({
+      from: draft.mailbox,
+      to,
+      cc,
+      subject: draft.subject,
+      text,
+      html,
+      messageId,
+      inReplyTo: draft.inReplyTo,
+      references: draft.references,
+      unsubscribeUrl: `${outbox.publicOrigin}/api/v1/email/unsubscribe?token=${encodeURIComponent(token)}`,
+    });
+    // The local binding may answer with a Message-ID of its own; threading keeps ours, which is in the mail.
+    await outbox.sender.send(new EmailMessage(draft.mailbox.address, recipient, raw));
+    raws.set(recipient, raw);
+  }
+
+  const stored = await storeMessage(
+    db,
+    {
+      mailbox: draft.mailbox.address,
+      direction: "outbound",
+      messageId,
+      inReplyTo: draft.inReplyTo,
+      references: draft.references,
+      from: { email: draft.mailbox.address, name: draft.mailbox.name },
+      to: to.map((email) => ({ email, name: null })),
+      cc: cc.map((email) => ({ email, name: null })),
+      subject: draft.subject,
+      text,
+      html,
+      sentAtMs,
+      attachments: [],
+      ...(draft.conversationId ? { conversationId: draft.conversationId } : {}),
+    },
+    actor.actor,
+  );
+  await Promise.all(
+    [...raws].map(([recipient, raw]) => outbox.bucket.put(sentMimeKey(stored.messageId, recipient), raw, mimeMetadata)),
+  );
+  return sentResponse(db, draft.workspaceId, stored.conversationId, stored.messageId);
+}
+
+const mimeMetadata = { httpMetadata: { contentType: "message/rfc822" } };
+
+const unique = (addresses: string[]) => [...new Set(addresses.map((address) => address.toLowerCase()))];
+
+async function sentResponse(db: Database, workspaceId: string, conversationId: string, messageId: string): Promise<Sent> {
+  const [[conversation], [message]] = await Promise.all([
+    db.select().from(conversations).where(eq(conversations.id, conversationId)),
+    db.select().from(messages).where(eq(messages.id, messageId)),
+  ]);
+  const [conversationBody] = await conversationResponses(db, workspaceId, [conversation as ConversationRow]);
+  const [messageBody] = await messageResponses(db, [message as MessageRow]);
+  return { conversation: conversationBody as Conversation, message: messageBody as Message };
+}

@@ -1,0 +1,64 @@
+import {
+  ApiError,
+  internalRequestHeader,
+  signInternalRequest,
+  type UnsubscribeClaims,
+  type UnsubscribeLink,
+  verifyUnsubscribeLink,
+} from "@crm/contracts";
+import { html } from "hono/html";
+import { contextSecret, type GatewayEnv, regionService } from "../env";
+
+/** The link a token names; an invalid, forged or expired one is a 400 naming the parameter. */
+export async function unsubscribeLinkOf(env: GatewayEnv, token: string): Promise<UnsubscribeLink> {
+  const link = await verifyUnsubscribeLink(token, (region) => contextSecret(env, region));
+  if (!link) {
+    throw new ApiError("invalid_request", "This unsubscribe link is invalid or has expired", [
+      { path: "query.token", message: "Invalid or expired" },
+    ]);
+  }
+  return link;
+}
+
+/** Records the unsubscribe in the organization's region, where its mail is sent from; a repeat changes nothing there. */
+export async function unsubscribe(env: GatewayEnv, link: UnsubscribeLink): Promise<void> {
+  const claims: UnsubscribeClaims = {
+    purpose: "unsubscribe",
+    organizationId: link.organizationId,
+    address: link.address,
+    issuedAt: Date.now(),
+  };
+  const response = await regionService(env, link.region).fetch(`https://api.${link.region}.internal/__internal/unsubscribe`, {
+    method: "POST",
+    headers: { [internalRequestHeader]: await signInternalRequest(claims, contextSecret(env, link.region)) },
+  });
+  if (!response.ok) throw new Error(`Unsubscribe failed in region ${link.region} with ${response.status}`);
+}
+
+const page = (title: string, body: ReturnType<typeof html>) => html`<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="robots" content="noindex" />
+    <title>${title}</title>
+  </head>
+  <body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 4rem auto; padding: 0 1rem">
+    <h1>${title}</h1>
+    ${body}
+  </body>
+</html>`;
+
+/** The confirmation page: the form posts the RFC 8058 body to the same link, so the page and mail clients take one path. */
+export const confirmationPage = (link: UnsubscribeLink, token: string) =>
+  page(
+    "Unsubscribe",
+    html`<p>Stop all e-mail from this sender to <strong>${link.address}</strong>?</p>
+      <form method="post" action="?token=${encodeURIComponent(token)}">
+        <input type="hidden" name="List-Unsubscribe" value="One-Click" />
+        <button type="submit">Unsubscribe</button>
+      </form>`,
+  );
+
+export const unsubscribedPage = (link: UnsubscribeLink) =>
+  page("You are unsubscribed", html`<p><strong>${link.address}</strong> will receive no more e-mail from this sender.</p>`);
