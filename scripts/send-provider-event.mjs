@@ -64,7 +64,8 @@ function example(type, id, guest) {
       meetingId: id,
       actionItems: [
         { id: "action-1", text: "Send the proposal", assigneeEmail: guest, dueAt: now + 7 * 24 * hourMs },
-        { id: "action-2", text: "Book a follow-up call" },
+        // Named too: a meeting known only from its transcript has no participants to fall back on.
+        { id: "action-2", text: "Book a follow-up call", assigneeEmail: guest },
       ],
     },
     "call.started": { callId: id, title: "Call with a customer", participants: [{ email: guest }] },
