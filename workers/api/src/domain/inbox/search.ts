@@ -37,10 +37,11 @@ export const searchRowStatement = (db: Database, message: SearchableMessage) => 
  * A user's words as an FTS5 query. The input is split on whitespace into terms; a term holding `@`
  * or `.` (an address, a domain, a dotted name) becomes one phrase of its runs of letters and digits
  * (consecutive tokens, as the tokenizer splits text), so `ada@customer.example` matches only that
- * address and not every message with `example` in it (its last token a prefix, for typing ahead).
- * Every other run of letters and digits is its own required word, as a prefix. Only those runs ever reach FTS5, each inside double quotes, so
- * nothing the user types (quotes, `*`, `NEAR`, `-`, parentheses, `column:`) is read as query
- * syntax. Null when no word is left.
+ * address and not every message with `example` in it, and reads no prefix, so FTS5 seeks in the
+ * big doclists of common tokens (`example`) instead of merging every token that starts with them.
+ * Every other run of letters and digits is its own required word, as a prefix. Only those runs
+ * ever reach FTS5, each inside double quotes, so nothing the user types (quotes, `*`, `NEAR`, `-`,
+ * parentheses, `column:`) is read as query syntax. At most 16 words; null when none is left.
  */
 export function matchExpression(q: string): string | null {
   const parts: string[] = [];
@@ -50,7 +51,7 @@ export function matchExpression(q: string): string | null {
     if (tokens.length === 0 || words >= 16) continue;
     const kept = tokens.slice(0, 16 - words);
     words += kept.length;
-    if (/[@.]/u.test(term) && kept.length > 1) parts.push(`"${kept.join(" ")}"*`);
+    if (/[@.]/u.test(term) && kept.length > 1) parts.push(`"${kept.join(" ")}"`);
     else parts.push(...kept.map((word) => `"${word}"*`));
   }
   return parts.length === 0 ? null : parts.join(" ");
