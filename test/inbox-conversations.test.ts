@@ -8,6 +8,7 @@ import {
   type ConversationQuery,
   conversationOrder,
   conversationPage,
+  type SearchDriver,
   searchDriver,
 } from "../workers/api/src/domain/inbox/conversation-list";
 import { matchExpression } from "../workers/api/src/domain/inbox/search";
@@ -265,11 +266,11 @@ describe("search: the FTS expression and the driving side", () => {
       sort: undefined,
     };
     // Cap 100: the match set drives; cap 1: too broad, the list index drives.
-    expect(await searchDriver(workspace.db, query, 100)).toHaveLength(10);
+    expect((await searchDriver(workspace.db, query, 100))?.ids).toHaveLength(10);
     expect(await searchDriver(workspace.db, query, 1)).toBeUndefined();
     // Through the route's own pagination (cursors included), both paths page alike.
     const { paginate } = await import("../workers/api/src/pagination");
-    const pages = async (driver: string[] | undefined) => {
+    const pages = async (driver: SearchDriver | undefined) => {
       const seen: { ids: string[]; cursor: string | null }[] = [];
       let cursor: string | undefined;
       do {
@@ -298,7 +299,7 @@ describe("search: the FTS expression and the driving side", () => {
     const db = drizzle(env.US_DB);
     const full: ConversationQuery = { workspaceId: "ws_plan", linkedOnly: true, filters: [{ q: "renewal", isClosed: false }], sort: undefined };
     const orderBy = conversationOrder(undefined).map((key) => desc(key.column));
-    const { sql, params } = conversationPage(db, full, { after: undefined, orderBy, limit: 51 }, ["cnv_a", "cnv_b"]).toSQL();
+    const { sql, params } = conversationPage(db, full, { after: undefined, orderBy, limit: 51 }, { expression: '"renewal"*', ids: ["cnv_a", "cnv_b"] }).toSQL();
     const rows = await env.US_DB.prepare(`explain query plan ${sql}`)
       .bind(...params)
       .all<{ detail: string }>();

@@ -48,21 +48,27 @@ export const SEARCH_DRIVER_CAP = 2000;
  * conversations of the workspace: the page is then read by primary key from those ids. Undefined
  * when there is no search or every match set is broad. The result is the same either way.
  */
+export interface SearchDriver {
+  /** The FTS expression whose match set drives; its membership test is then not repeated. */
+  expression: string;
+  ids: string[];
+}
+
 export async function searchDriver(
   db: Database,
   query: ConversationQuery,
   cap: number = SEARCH_DRIVER_CAP,
-): Promise<string[] | undefined> {
+): Promise<SearchDriver | undefined> {
   for (const filter of query.filters) {
     const expression = filter.q === undefined ? null : matchExpression(filter.q);
     if (expression === null) continue;
     const ids = await matchingConversationIds(db, query.workspaceId, expression, cap);
-    if (ids.length <= cap) return ids;
+    if (ids.length <= cap) return { expression, ids };
   }
   return undefined;
 }
 
-function filterConditions(filter: ConversationFilter): (SQL | undefined)[] {
+function filterConditions(filter: ConversationFilter, driver: SearchDriver | undefined): (SQL | undefined)[] {
   const expression = filter.q === undefined ? null : matchExpression(filter.q);
   return [
     filter.isClosed === undefined ? undefined : eq(conversations.isClosed, filter.isClosed),
@@ -72,7 +78,8 @@ function filterConditions(filter: ConversationFilter): (SQL | undefined)[] {
       ? sql`exists (select 1 from ${conversationAssignees} where ${conversationAssignees.conversationId} = ${conversations.id} and ${inArray(conversationAssignees.userId, filter.assigneeUserIds)})`
       : undefined,
     // Words of nothing but punctuation search for nothing, which every conversation matches.
-    expression === null ? undefined : conversationMatches(conversations.id, expression),
+    // The driving match set is already the ids read (of this workspace); other searches are tested.
+    expression === null || expression === driver?.expression ? undefined : conversationMatches(conversations.id, expression),
   ];
 }
 
@@ -86,7 +93,7 @@ export function conversationPage(
   db: Database,
   query: ConversationQuery,
   page: { after: SQL | undefined; orderBy: SQL[]; limit: number },
-  driver?: string[],
+  driver?: SearchDriver,
 ) {
   return db
     .select()
@@ -95,9 +102,9 @@ export function conversationPage(
       and(
         driver === undefined
           ? eq(conversations.workspaceId, query.workspaceId)
-          : sql`+${conversations.workspaceId} = ${query.workspaceId} and ${conversations.id} in (select value from json_each(${JSON.stringify(driver)}))`,
+          : sql`+${conversations.workspaceId} = ${query.workspaceId} and ${conversations.id} in (select value from json_each(${JSON.stringify(driver.ids)}))`,
         query.linkedOnly ? eq(conversations.hasLinkedRecords, true) : undefined,
-        ...query.filters.flatMap(filterConditions),
+        ...query.filters.flatMap((filter) => filterConditions(filter, driver)),
         page.after,
       ),
     )
