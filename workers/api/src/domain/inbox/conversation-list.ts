@@ -40,8 +40,13 @@ export function conversationOrder(sort: ConversationSort | undefined): KeysetCol
   ];
 }
 
-/** How many matching conversations a search reads by id before it walks the list index instead. */
-export const SEARCH_DRIVER_CAP = 2000;
+/**
+ * How many matching conversations a search reads by id before it walks the list index instead.
+ * Measured (docs/benchmarks.md, 100 000 conversations): 20 matches read by id beat the walk by far,
+ * 1 000 matches (a word in one conversation of 100) cost more by id than the walk, which finds a
+ * page of 51 after about 5 000 index rows.
+ */
+export const SEARCH_DRIVER_CAP = 500;
 
 /**
  * The conversation ids that drive a search, when one of the query's `q` matches fewer than `cap`
