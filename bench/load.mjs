@@ -17,7 +17,10 @@ function send(agent, url, { method = "GET", headers = {}, body }) {
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-/** `body` may be a function, called for each request (for unique values). */
+/**
+ * `body` may be a function, called for each request (for unique values); `headers` too, called with
+ * that request's body (for a signature over it).
+ */
 export async function load(url, { connections, durationMs, method = "GET", headers = {}, body, warmupMs = 500 }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const latencies = [];
@@ -27,7 +30,9 @@ export async function load(url, { connections, durationMs, method = "GET", heade
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (performance.now() < ends) {
-        const { status, ms } = await send(agent, url, { method, headers, body: typeof body === "function" ? body() : body });
+        const payload = typeof body === "function" ? body() : body;
+        const requestHeaders = typeof headers === "function" ? headers(payload) : headers;
+        const { status, ms } = await send(agent, url, { method, headers: requestHeaders, body: payload });
         if (performance.now() < warmupEnds) continue;
         if (status < 200 || status >= 300) failures++;
         latencies.push(ms);

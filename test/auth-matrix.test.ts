@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { apiKeyPrefix } from "../workers/gateway/src/api-keys";
 import { consoleSessionHeaders } from "./console-browser";
 import { createKey } from "./fixtures";
+import { type Connection, deliver, expectReceived, inboundPath } from "./meetings";
 import { call, cast } from "./stack";
 
 /**
@@ -92,6 +93,36 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
       visibility: "workspace",
     });
     return view.id;
+  },
+  connectionId: async (tenant) => {
+    const { connection } = await created<{ connection: { id: string } }>("/integrations/connections", tenant, {
+      workspaceId: tenant.workspaceId,
+      provider: "meeting_notes",
+      name: "Foreign notetaker",
+    });
+    return connection.id;
+  },
+  // A meeting only comes from a provider: a signed event through the foreign tenant's own connection.
+  meetingId: async (tenant) => {
+    const { connection, secret } = await created<{ connection: Connection; secret: string }>(
+      "/integrations/connections",
+      tenant,
+      {
+        workspaceId: tenant.workspaceId,
+        provider: "meeting_notes",
+        name: "Foreign meetings",
+      },
+    );
+    const event = {
+      type: "meeting.scheduled",
+      occurredAt: Date.now(),
+      data: { meetingId: "foreign-1", title: "Foreign meeting" },
+    };
+    await expectReceived(await deliver(inboundPath(connection), secret, event));
+    const page = (await (await call(`/meetings?workspaceId=${tenant.workspaceId}&limit=1`, { key: tenant.key })).json()) as {
+      data: { id: string }[];
+    };
+    return page.data[0]?.id as string;
   },
   // The attachment of the seed's mail with a file (it came in through the inbound entry like any mail).
   attachmentId: async ({ key, workspaceId }) => {
@@ -204,7 +235,8 @@ function requestFor(operation: Operation, ids: Record<string, string>, credentia
   });
 }
 
-// Operations that take a credential; public ones (`auth: "none"`, the unsubscribe page) have none to check.
+// Operations that take a credential: public ones (`auth: "none"`, the unsubscribe page) have none to
+// check, and signed inbound webhooks are checked by test/meetings-inbound.test.ts.
 const checked = catalogue.filter((operation) => operation.auth === "bearer" || operation.auth === "session");
 
 describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCase()} ${operation.path}`, operation })))(

@@ -5,11 +5,15 @@ import { call } from "./stack";
 type DocumentOperation = { "x-mcp-tool": string; "x-mcp-hints": unknown; security: unknown[] };
 
 describe("the catalogue's auth kind and MCP hints", () => {
-  it("gives every operation a bearer auth but the console's /api-keys routes and the public unsubscribe page, and hints from its method", () => {
-    const authOf = (path: string) =>
-      path.startsWith("/api-keys") ? "session" : path === "/email/unsubscribe" ? "none" : "bearer";
+  it("gives every operation a bearer auth but the console's /api-keys routes, the public unsubscribe page and the signed inbound webhooks, and hints from its method", () => {
+    const signed = ["receiveMeetingNotesEvent", "receiveCallingEvent"];
+    const authOf = (operation: (typeof catalogue)[number]) => {
+      if (operation.path.startsWith("/api-keys")) return "session";
+      if (operation.path === "/email/unsubscribe") return "none";
+      return signed.includes(operation.operationId) ? "signature" : "bearer";
+    };
     for (const operation of catalogue) {
-      expect(operation.auth, operation.operationId).toBe(authOf(operation.path));
+      expect(operation.auth, operation.operationId).toBe(authOf(operation));
       expect(operation.mcpHints.title).toBe(operation.route.summary);
       const { readOnlyHint, destructiveHint, idempotentHint } = operation.mcpHints;
       if (operation.method === "get") expect([readOnlyHint, destructiveHint, idempotentHint]).toEqual([true, false, true]);

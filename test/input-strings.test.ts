@@ -47,7 +47,9 @@ function withStringAt(value: unknown, path: string[], replace: (text: string) =>
 
 const pathOf = (operation: Operation) => operation.path.replace(/\{[^}]+\}/g, "zz_0000000000");
 
+// Signed inbound webhooks check their signature before their body: test/meetings-inbound.test.ts sends them signed.
 const withBodies = catalogue.flatMap((operation) => {
+  if (operation.auth === "signature") return [];
   const example = bodyExample(operation);
   return example && stringPaths(example).length > 0
     ? [{ name: `${operation.method.toUpperCase()} ${operation.path}`, operation, example }]

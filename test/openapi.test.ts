@@ -38,16 +38,22 @@ describe("GET /openapi.json", () => {
     for (const operation of catalogue) {
       const entry = document.paths[operation.path]?.[operation.method];
       expect(entry?.operationId).toBe(operation.operationId);
-      // The `/api-keys` routes take the console session only, public routes (unsubscribe) nothing; every other route a bearer credential.
-      const security =
-        operation.auth === "session"
-          ? [{ ConsoleSession: [] }]
-          : operation.auth === "none"
-            ? []
-            : [{ ApiKeyBearer: [] }, { ServiceOAuth: operation.scope ? [operation.scope] : [] }];
+      // The `/api-keys` routes take the console session only, public routes (unsubscribe) nothing,
+      // signed inbound webhooks a Standard Webhooks signature; every other route a bearer credential.
+      const security = {
+        session: [{ ConsoleSession: [] }],
+        signature: [{ WebhookSignature: [] }],
+        none: [],
+        bearer: [{ ApiKeyBearer: [] }, { ServiceOAuth: operation.scope ? [operation.scope] : [] }],
+      }[operation.auth];
       expect(entry?.security).toEqual(security);
       expect(entry?.["x-token-cost"]).toBe(operation.costUnits / 100);
-      const errorStatuses = operation.auth === "none" ? ["400", "429", "500"] : ["400", "401", "403", "404", "429", "500"];
+      const errorStatuses = {
+        none: ["400", "429", "500"],
+        signature: ["400", "401", "404", "413", "429", "500"],
+        session: ["400", "401", "403", "404", "429", "500"],
+        bearer: ["400", "401", "403", "404", "429", "500"],
+      }[operation.auth];
       expect(Object.keys(entry?.responses ?? {})).toEqual(expect.arrayContaining(errorStatuses));
     }
   });

@@ -33,7 +33,7 @@ describe("GET /workspaces", () => {
 });
 
 describe("the demo seed", () => {
-  it("fills the owners' workspaces with records, conversations and a task from a meeting", async () => {
+  it("fills the owners' workspaces with records, conversations, and meetings whose action items became tasks", async () => {
     const { alice, sales } = await cast();
     const { objects } = (await (await call(`/crm/objects?workspaceId=${sales.id}`, { key: alice.apiKey })).json()) as {
       objects: { id: string; slug: string }[];
@@ -48,15 +48,21 @@ describe("the demo seed", () => {
     expect(await names("companies")).toEqual(expect.arrayContaining(["Initech", "Hooli"]));
     expect(await names("people")).toEqual(expect.arrayContaining(["Peter Gibbons", "Gavin Belson"]));
     expect(await names("deals")).toEqual(expect.arrayContaining(["Initech renewal", "Hooli pilot"]));
-    const tasks = (await (
-      await call(`/tasks?workspaceId=${sales.id}&assigneeUserId=${alice.id}&limit=100`, { key: alice.apiKey })
-    ).json()) as {
+    // Meetings came through the inbound route: one with a transcript whose action items became tasks.
+    const meetings = (await (await call(`/meetings?workspaceId=${sales.id}`, { key: alice.apiKey })).json()) as {
+      data: { id: string; title: string; hasTranscript: boolean; eventState: string; callStatus: string | null }[];
+    };
+    const kickoff = meetings.data.find((meeting) => meeting.title === "Renewal kickoff with Initech");
+    expect(kickoff?.hasTranscript).toBe(true);
+    expect(meetings.data.find((meeting) => meeting.title === "Quarterly planning")?.eventState).toBe("cancelled");
+    expect(meetings.data.find((meeting) => meeting.title === "Call with Gavin Belson")?.callStatus).toBe("ended");
+    const tasks = (await (await call(`/tasks?workspaceId=${sales.id}&limit=100`, { key: alice.apiKey })).json()) as {
       data: { title: string; source: unknown }[];
     };
-    expect(tasks.data.find((task) => task.title === "Send the renewal proposal")?.source).toEqual({
-      resourceType: "meeting",
-      resourceId: expect.stringMatching(/^mtg_/),
-    });
+    const fromKickoff = tasks.data.filter(
+      (task) => JSON.stringify(task.source) === JSON.stringify({ resourceType: "meeting", resourceId: kickoff?.id }),
+    );
+    expect(fromKickoff.map((task) => task.title).sort()).toEqual(["Schedule the pricing review", "Send the renewal proposal"]);
     const conversations = await regionDb("us")
       .select()
       .from(regional.conversations)

@@ -150,7 +150,8 @@ beforeAll(() => {
 
 describe("a client generated from the OpenAPI document", () => {
   it("documents each write's request example as its minimal body: the required properties, or one when none is", () => {
-    for (const operation of writes) {
+    // Signed inbound webhooks take whole provider events (a oneOf by `type`), sent by providers, not clients.
+    for (const operation of writes.filter((write) => write.auth !== "signature")) {
       const schema = bodySchema(operation.path, operation.method);
       if (!schema) continue;
       const keys = Object.keys((schema.example ?? {}) as object).sort();

@@ -17,7 +17,8 @@ export interface ActorContext {
   /** The organization's region: the only region whose Worker accepts this context. */
   region: Region;
   actor: { type: "user" | "app" | "agent"; id: string };
-  credential: { type: "api_key" | "oauth" | "session"; id: string };
+  /** `signature`: a provider's signed inbound webhook, for its connection (the actor id), verified by the region. */
+  credential: { type: "api_key" | "oauth" | "session" | "signature"; id: string };
   scopes: Scope[];
   /** Workspace limit of the credential; null means every workspace the actor can access. */
   workspaceIds: string[] | null;
@@ -37,6 +38,8 @@ export interface ActorContext {
 export type SignedRequest = Pick<ActorContext, "region" | "operationId" | "method" | "path" | "target">;
 
 export const actorContextHeader = "x-actor-context";
+/** The API's public `{base_url}` as the gateway was reached, set by the gateway on every forward (a connection's inbound URL). */
+export const publicBaseUrlHeader = "x-public-base-url";
 const maxAgeMs = 60_000;
 
 const encoder = new TextEncoder();

@@ -20,6 +20,15 @@ import {
 import { deleteConversationDraft, getConversationDraft, putConversationDraft } from "./operations/inbox-drafts";
 import { composeConversation, confirmUnsubscribe, getAttachment, sendMessage, showUnsubscribe } from "./operations/inbox-mail";
 import { createInboxView, deleteInboxView, listInboxViews, updateInboxView } from "./operations/inbox-views";
+import {
+  createConnection,
+  deleteConnection,
+  listConnections,
+  receiveCallingEvent,
+  receiveMeetingNotesEvent,
+  rotateConnectionSecret,
+} from "./operations/integrations";
+import { getMeeting, listMeetings } from "./operations/meetings";
 import { createNote, deleteNote, getNote, listNotes, updateNote } from "./operations/notes";
 import {
   assertRecord,
@@ -107,6 +116,14 @@ export const operations = {
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  listMeetings,
+  getMeeting,
+  createConnection,
+  listConnections,
+  deleteConnection,
+  rotateConnectionSecret,
+  receiveMeetingNotesEvent,
+  receiveCallingEvent,
   composeConversation,
   sendMessage,
   getAttachment,
@@ -128,7 +145,11 @@ type OperationIdServedBy<S> = { [Id in OperationId]: (typeof operations)[Id]["se
 /** Operations whose handlers run in the regional Worker. */
 export type RegionalOperationId = OperationIdServedBy<"region">;
 /** Operations on control-plane data, served by the gateway itself. */
-export type GatewayOperationId = OperationIdServedBy<"gateway">;
+export type GatewayOperationId = Exclude<OperationIdServedBy<"gateway">, SignedOperationId>;
+/** Signed inbound webhooks: the gateway routes them to the connection's region, which verifies and serves them. */
+export type SignedOperationId = {
+  [Id in OperationId]: (typeof operations)[Id]["auth"] extends "signature" ? Id : never;
+}[OperationId];
 
 /** Routes the reference names as removed: they answer 410 `route_removed`. */
 export const removedRoutes = [{ method: "GET", path: "/record-email-attachment-download" }] as const;

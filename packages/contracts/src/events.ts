@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Conversation, Message } from "./operations/inbox-schemas";
+import type { Meeting } from "./operations/meetings";
 import type { noteSchema } from "./operations/notes";
 import type { recordSchema } from "./operations/records";
 import type { taskSchema } from "./operations/tasks";
@@ -66,7 +67,7 @@ type Changed<Resource> = Resource & { changedFields: string[] };
 
 /**
  * What `data` holds for each event type, so that a producer cannot emit a shape its type does not
- * promise. Meeting events get their shapes with their producers.
+ * promise.
  */
 export interface EventData {
   "record.created": CrmRecord;
@@ -81,8 +82,9 @@ export interface EventData {
   "conversation.created": Conversation;
   "message.received": Message;
   "message.sent": Message;
-  "meeting.updated": Record<string, unknown>;
-  "meeting.transcript_ready": Record<string, unknown>;
+  "meeting.updated": Changed<Meeting>;
+  /** The meeting, and the tasks its action items became (new ones and those delivered before). */
+  "meeting.transcript_ready": Meeting & { actionItemTaskIds: string[] };
 }
 
 /** Events about a record or what hangs on it name the record's object type, which `objectTypeIds` filters match. */

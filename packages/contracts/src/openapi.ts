@@ -40,6 +40,13 @@ export function openApiDocument(origin: string) {
     description:
       "The console's session cookie, set at sign-in on `/console/sign-in`. Accepted from the same origin only; unsafe methods also need the `X-CSRF-Token` header of the console page. Only the `/api-keys` routes take it.",
   });
+  registry.registerComponent("securitySchemes", "WebhookSignature", {
+    type: "apiKey",
+    in: "header",
+    name: "webhook-signature",
+    description:
+      "Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of webhook-id.webhook-timestamp.body>` with the connection's `whsec_` secret, beside `webhook-id` and `webhook-timestamp` (within 5 minutes). Only the inbound provider routes take it.",
+  });
   for (const [name, header] of Object.entries(responseHeaders)) registry.registerComponent("headers", name, header);
   for (const operation of catalogue) registry.registerPath(operation.route);
   const environment = /^https?:\/\/(localhost|127\.0\.0\.1)(:|$)/.test(origin) ? "local development" : "production";

@@ -13,6 +13,7 @@ export const tagDescriptions = {
   Inbox: "Shared inbox conversations, views and drafts",
   Meetings: "Meetings with recording and transcript metadata",
   Webhooks: "Outbound webhook subscriptions and deliveries",
+  Integrations: "Connections of meeting-notes and calling providers, and the signed webhooks they send",
   Usage: "Token usage of the organization",
   "API keys": "Your API keys, managed with a console session (never with a key or token)",
 } as const;
@@ -71,9 +72,9 @@ interface OperationSpec<
   auth?: A;
   /**
    * Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). Session
-   * operations have none: MCP clients hold bearer tokens (DESIGN.md section 11).
+   * and signed operations have none: MCP clients hold bearer tokens (DESIGN.md section 11).
    */
-  mcpTool: A extends "session" ? null : string;
+  mcpTool: A extends "session" | "signature" ? null : string;
   /** Where the tool's hints differ from what the method implies (a POST that only reads, say); the title defaults to the summary. */
   mcpHints?: Partial<McpHints>;
   /**
@@ -145,7 +146,8 @@ export function defineOperation<
   const A extends AuthKind = "bearer",
 >(spec: OperationSpec<M, P, Req, Res, S, A>) {
   const auth = (spec.auth ?? "bearer") as A;
-  // Without a bearer credential there is no organization, hence no region, to send the request to.
+  // Without a bearer credential there is no organization, hence no region, to send the request to:
+  // the gateway serves it, or (signed webhooks) finds the region from the connection in the path.
   if (auth !== "bearer" && spec.servedBy !== "gateway") {
     throw new Error(`${spec.operationId}: an operation with auth "${auth}" must be served by the gateway`);
   }
@@ -154,10 +156,11 @@ export function defineOperation<
     bearer: [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }],
     session: [{ ConsoleSession: [] }],
     none: [],
-    signature: [],
+    signature: [{ WebhookSignature: [] }],
   }[auth];
-  // The gateway serves session operations itself and keeps no idempotency records for them.
-  const idempotent = spec.method !== "get" && auth !== "session";
+  // The gateway serves session operations itself and keeps no idempotency records for them; signed
+  // inbound webhooks are deduplicated by their own `webhook-id` instead.
+  const idempotent = spec.method !== "get" && auth !== "session" && auth !== "signature";
   const route = createRoute<P, OperationRoute<M, P, Req, Res>>({
     method: spec.method,
     path: spec.path,
@@ -190,7 +193,7 @@ export function defineOperation<
     scope: spec.scope,
     costUnits: spec.costUnits,
     auth,
-    mcpTool: spec.mcpTool as A extends "session" ? null : string,
+    mcpTool: spec.mcpTool as A extends "session" | "signature" ? null : string,
     mcpHints,
     servedBy: (spec.servedBy ?? "region") as S,
     route,

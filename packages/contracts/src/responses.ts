@@ -160,6 +160,8 @@ export function errorResponses({ write, idempotent, credential, paginated, domai
   ]);
   if (credential !== "bearer") for (const code of credentialCodes) codes.delete(code);
   if (credential === "session") for (const code of sessionCodes) codes.add(code);
+  // A signed request without a valid signature is unauthenticated, though it carries no bearer token.
+  if (credential === "signature") codes.add("unauthorized");
   if (!idempotent) for (const code of idempotencyCodes) codes.delete(code);
   const byStatus = new Map<number, [ErrorCode, ...ErrorCode[]]>();
   for (const code of codes) {

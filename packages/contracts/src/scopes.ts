@@ -14,6 +14,8 @@ export const scopes = [
   "meetings:read",
   "webhooks:read",
   "webhooks:write",
+  "integrations:read",
+  "integrations:write",
   "usage:read",
 ] as const;
 
@@ -42,5 +44,7 @@ export const scopeDescriptions: Record<Scope, string> = {
   "meetings:read": "See meetings and calls",
   "webhooks:read": "See webhook subscriptions and their deliveries",
   "webhooks:write": "Create, change and delete webhook subscriptions",
+  "integrations:read": "See the workspace's meeting-notes and calling provider connections",
+  "integrations:write": "Connect and disconnect meeting-notes and calling providers and rotate their signing secrets",
   "usage:read": "See the organization's API usage and token costs",
 };

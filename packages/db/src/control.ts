@@ -117,4 +117,17 @@ export const mailboxes = sqliteTable(
   (table) => [index("mailboxes_organization").on(table.organizationId)],
 );
 
+/**
+ * Provider connection → organization: where the gateway sends a signed inbound webhook (the
+ * organization's region), without asking any region. Written by the gateway when the region has
+ * created the connection, removed when the region has deleted it.
+ */
+export const connectionRoutes = sqliteTable("connection_routes", {
+  connectionId: text("connection_id").primaryKey(),
+  organizationId: text("organization_id")
+    .notNull()
+    .references(() => organizations.id),
+  createdAt: integer("created_at").notNull(),
+});
+
 export * from "./control-identity";

@@ -6,6 +6,7 @@ export {
   type Admittance,
   admit,
   anonymousWindow,
+  inboundWindows,
   ipWindow,
   platformWindow,
   RATE_LIMITS,

@@ -100,6 +100,19 @@ export function anonymousWindow(ip: string, budgets: RateBudgets = RATE_LIMITS):
   return minuteWindow("ip", `anon:${clientAddressKey(ip)}`, budgets);
 }
 
+/**
+ * The windows of a signed inbound webhook, before anything is known of its sender: the connection it
+ * names and the sending address, each with an organization's budget (a provider sends all of its
+ * customers' events from few addresses), and the platform.
+ */
+export function inboundWindows(connectionId: string, ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow[] {
+  return [
+    { scope: "identity", key: `conn:${connectionId}`, limit: budgets.organization, windowMs: MINUTE_MS },
+    { scope: "ip", key: `inbound:${clientAddressKey(ip)}`, limit: budgets.organization, windowMs: MINUTE_MS },
+    platformWindow(budgets),
+  ];
+}
+
 /** Object ids by counter key: deriving one hashes the name, and the same keys recur on every request. */
 const objectIds = new Map<string, DurableObjectId>();
 

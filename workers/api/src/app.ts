@@ -18,6 +18,7 @@ import { type AppEnv, assertRegionEnv } from "./env";
 import { handlers } from "./handlers";
 import { idempotency } from "./idempotency";
 import { internalRoutes } from "./internal-routes";
+import { inboundHandlers } from "./routes/integrations/receive-provider-event";
 import { seedRoutes } from "./seed/route";
 
 const maxBodyBytes = 1024 * 1024;
@@ -94,6 +95,11 @@ export function createApp() {
     const middleware = [gatewayContext(operation), jsonOnly, idempotency, sendEvents];
     // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
     api.openapi({ ...operation.route, middleware }, handler as never);
+  }
+  for (const operation of catalogue) {
+    if (operation.auth !== "signature") continue;
+    const handler = inboundHandlers[operation.operationId as keyof typeof inboundHandlers];
+    app.post(`/api/v1${operation.path.replace(/\{(\w+)\}/g, ":$1")}`, gatewayContext(operation), sendEvents, handler);
   }
   app.route("/api/v1", api);
   app.route("/__dev", seedRoutes);

@@ -32,6 +32,12 @@ import { putConversationDraft } from "./routes/inbox/put-conversation-draft";
 import { sendMessage } from "./routes/inbox/send-message";
 import { updateConversation } from "./routes/inbox/update-conversation";
 import { updateInboxView } from "./routes/inbox/update-inbox-view";
+import { createConnection } from "./routes/integrations/create-connection";
+import { deleteConnection } from "./routes/integrations/delete-connection";
+import { listConnections } from "./routes/integrations/list-connections";
+import { rotateConnectionSecret } from "./routes/integrations/rotate-connection-secret";
+import { getMeeting } from "./routes/meetings/get-meeting";
+import { listMeetings } from "./routes/meetings/list-meetings";
 import { createNote } from "./routes/notes/create-note";
 import { deleteNote } from "./routes/notes/delete-note";
 import { getNote } from "./routes/notes/get-note";
@@ -118,6 +124,12 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  listMeetings,
+  getMeeting,
+  createConnection,
+  listConnections,
+  deleteConnection,
+  rotateConnectionSecret,
   composeConversation,
   sendMessage,
   getAttachment,

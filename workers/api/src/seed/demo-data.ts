@@ -2,14 +2,14 @@ import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { receiveMail } from "../domain/inbox/mail/inbound";
 import { insertRecord } from "../domain/records/write";
-import { createSourceManagedTask } from "../domain/tasks/service";
 import type { Database } from "../env";
 
 /**
  * The demo content of a seeded workspace (DESIGN.md section 13): a few companies, people and
- * deals, conversations in its mailbox, and a task from a meeting, written through the same domain code as
- * API requests, and the conversations as raw mail through the inbound entry (so their events are in the
- * outbox too). Runs only for a workspace the seed has just created.
+ * deals and conversations in its mailbox, written through the same domain code as API requests, and the
+ * conversations as raw mail through the inbound entry (so their events are in the outbox too). Runs only
+ * for a workspace the seed has just created. Meetings, and the tasks their action items become, come
+ * afterwards through the real inbound route (the gateway's seed/demo-meetings.ts).
  */
 export async function seedDemoContent(
   db: Database,
@@ -31,7 +31,7 @@ export async function seedDemoContent(
       company: companyId,
       job_title: jobTitle,
     });
-  const peter = await person("Peter Gibbons", "peter", initech.id, "Engineer");
+  await person("Peter Gibbons", "peter", initech.id, "Engineer");
   await person("Gavin Belson", "gavin", hooli.id, "CEO");
   await insertRecord(db, author, type("deals"), {
     name: "Initech renewal",
@@ -42,21 +42,11 @@ export async function seedDemoContent(
   });
   await insertRecord(db, author, type("deals"), { name: "Hooli pilot", stage: "qualified", amount: 8000, company: hooli.id });
 
-  const now = Date.now();
   await seedConversations(db, bucket, workspace, {
     peter: `peter@${suffix}.example`,
     gavin: `gavin@${suffix}.example`,
     suffix,
-    now,
-  });
-  await createSourceManagedTask(db, {
-    workspaceId: workspace.id,
-    recordId: peter.id,
-    title: "Send the renewal proposal",
-    descriptionHtml: "<p>Action item from the kickoff meeting</p>",
-    dueAt: now + 7 * 86_400_000,
-    assigneeUserIds: [workspace.ownerId],
-    source: { resourceType: "meeting", resourceId: `mtg_demo${suffix}` },
+    now: Date.now(),
   });
 }
 

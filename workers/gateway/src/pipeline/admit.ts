@@ -2,6 +2,7 @@ import { ApiError, type Operation } from "@crm/contracts";
 import {
   admit as admitToWindows,
   anonymousWindow,
+  inboundWindows,
   platformWindow,
   RATE_LIMITS,
   type RateWindow,
@@ -12,6 +13,7 @@ import {
 } from "@crm/rate-limiter";
 import type { GatewayEnv } from "../env";
 import type { Actor } from "./authenticate";
+import { connectionIdOf } from "./inbound";
 import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
 
 /** The 429 of DESIGN.md section 4: exact message, `retryAfterMs`, `Retry-After` in whole seconds, the window in `details`. */
@@ -67,8 +69,9 @@ const budgetsOf = (env: GatewayEnv) => (env.RATE_LIMIT_FACTOR ? scaledBudgets(Nu
 /**
  * The windows a request counts in. An authenticated caller: organization, workspace, identity, API
  * key, route and platform. A public (`none`) operation: the client's address and the platform. A
- * signed (`signature`) one: the platform only, since a provider sends from few addresses; the route
- * knows the organization once it has verified the signature.
+ * signed (`signature`) one: its connection and the sending address (with an organization's budget each,
+ * since a provider sends everything from few addresses) and the platform; who owns the connection
+ * is known only once its region has verified the signature.
  */
 function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequest, actor: Actor | null): RateWindow[] {
   const budgets = budgetsOf(env);
@@ -84,6 +87,7 @@ function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequ
     return windowsFor(limited, budgets);
   }
   if (operation.auth === "none") return [anonymousWindow(clientIp(request), budgets), platformWindow(budgets)];
+  if (operation.auth === "signature") return inboundWindows(connectionIdOf(request), clientIp(request), budgets);
   return [platformWindow(budgets)];
 }
 

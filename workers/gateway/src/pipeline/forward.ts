@@ -1,11 +1,11 @@
-import { type ActorContext, actorContextHeader, type Operation, signActorContext } from "@crm/contracts";
+import { type ActorContext, actorContextHeader, type Operation, publicBaseUrlHeader, signActorContext } from "@crm/contracts";
 import { contextSecret, regionService } from "../env";
 import type { Actor } from "./authenticate";
 import type { GatewayCall, OperationRequest } from "./operation-call";
 import { serveOwnOperation } from "./own-operations";
 
 /** Request headers that stay at the gateway: credentials are replaced by the signed actor context. */
-const droppedHeaders = ["authorization", "cookie", actorContextHeader, "x-service-organization-id"];
+const droppedHeaders = ["authorization", "cookie", actorContextHeader, publicBaseUrlHeader, "x-service-organization-id"];
 
 /**
  * Runs an authorized, admitted operation where its handler lives: the organization's regional
@@ -20,6 +20,16 @@ export async function forward(
   request: OperationRequest,
 ): Promise<Response> {
   if (operation.servedBy === "gateway") return serveOwnOperation(call, actor, request);
+  return forwardToRegion(call, operation, actor, request);
+}
+
+/** Sends the request to the actor's organization's region with a context signed for it (also for signed inbound webhooks). */
+export async function forwardToRegion(
+  call: GatewayCall,
+  operation: Operation,
+  actor: Actor,
+  request: OperationRequest,
+): Promise<Response> {
   const { region } = actor;
   const target = `${request.url.pathname}${request.url.search}`;
   const context: ActorContext = {
@@ -34,6 +44,7 @@ export async function forward(
   const headers = new Headers(request.headers);
   for (const name of droppedHeaders) headers.delete(name);
   headers.set("x-request-id", call.requestId);
+  headers.set(publicBaseUrlHeader, `${request.url.origin}/api/v1`);
   headers.set(actorContextHeader, await signActorContext(context, contextSecret(call.env, region)));
   const response = await regionService(call.env, region).fetch(`https://api.${region}.internal${target}`, {
     method: request.method,

@@ -24,7 +24,8 @@ ownOperations.use(async (c, next) => {
   await next();
 });
 for (const operation of catalogue) {
-  if (operation.servedBy !== "gateway") continue;
+  // Signed inbound webhooks pass through the gateway to their connection's region (inbound.ts).
+  if (operation.servedBy !== "gateway" || operation.auth === "signature") continue;
   const handler = gatewayHandlers[operation.operationId as keyof typeof gatewayHandlers];
   // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
   ownOperations.openapi(operation.route, handler as never);

@@ -7,11 +7,11 @@ import type { OperationRequest } from "./operation-call";
 import { runOperation } from "./run-operation";
 
 /**
- * The pipeline's branches for operations without a bearer credential. No catalogue operation uses
- * them yet (public routes and signed webhooks come with later issues), so these define their own;
- * the gateway has no handler for them, hence the 404 once the pipeline has let them through.
+ * The pipeline's branches for operations without a bearer credential. No catalogue operation is
+ * public yet, so this defines its own; the gateway has no handler for it, hence the 404 once the
+ * pipeline has let it through. Signed webhooks use the catalogue's inbound operations.
  */
-const withoutCredential = (auth: "none" | "signature") =>
+const withoutCredential = (auth: "none") =>
   defineOperation({
     operationId: `test_${auth}`,
     tag: "Usage",
@@ -63,11 +63,14 @@ describe("runOperation without a bearer credential", () => {
     expect((failure as ApiError).code).toBe("invalid_token");
   });
 
-  it("runs a signed operation without bearer authentication, leaving verification to its route", async () => {
-    const operation = withoutCredential("signature");
-    const response = await runOperation(call(), operation, request(operation.path, uniqueIp(), "Bearer not-checked"));
-    expect(response.status).toBe(404);
-    expect(response.headers.get("ratelimit")).toMatch(/^"platform";r=\d+;t=\d+$/);
+  it("routes a signed operation by its connection without bearer authentication: an unknown one is 404 before any region", async () => {
+    const operation = operations.receiveMeetingNotesEvent;
+    const path = "/integrations/meeting-notes/webhooks/conn_01unknown0000000000000000";
+    const failure = await runOperation(call(), operation, {
+      ...request(path, uniqueIp(), "Bearer not-checked"),
+      method: "POST",
+    }).catch((error: unknown) => error);
+    expect((failure as ApiError).code).toBe("not_found");
   });
 
   it("refuses a bearer operation without a token", async () => {

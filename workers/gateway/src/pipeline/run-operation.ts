@@ -4,6 +4,7 @@ import { type Actor, authenticate } from "./authenticate";
 import { authorize } from "./authorize";
 import { charge } from "./charge";
 import { forward } from "./forward";
+import { forwardSignedDelivery, trackConnectionRoutes } from "./inbound";
 import type { GatewayCall, OperationRequest } from "./operation-call";
 import { serveOwnOperation } from "./own-operations";
 import { authenticateSession } from "./session-credential";
@@ -16,7 +17,7 @@ import { authenticateSession } from "./session-credential";
  *
  *   bearer:    authenticate → authorize → admit → forward → charge
  *   none:      admit (client address, platform) → the gateway's own handler
- *   signature: admit (platform) → the gateway's own handler, which verifies the signature
+ *   signature: admit (connection, client address, platform) → the connection's region, which verifies the signature
  *   session:   console session (same origin, CSRF) → admit → the gateway's own handler (free, not booked)
  */
 export async function runOperation(call: GatewayCall, operation: Operation, request: OperationRequest): Promise<Response> {
@@ -27,6 +28,9 @@ export async function runOperation(call: GatewayCall, operation: Operation, requ
     return withHeaders(await serveOwnOperation(call, actor, request), { ...limits, "x-token-cost": "0" });
   }
   const limits = await admit(call, operation, request, null);
+  // Inbound webhooks are free: they are the provider's deliveries, not the organization's API usage.
+  if (operation.auth === "signature")
+    return withHeaders(await forwardSignedDelivery(call, operation, request), { ...limits, "x-token-cost": "0" });
   // No credential, no organization to charge: such a request costs nothing, and says so like every success.
   return withHeaders(await serveOwnOperation(call, null, request), { ...limits, "x-token-cost": "0" });
 }
@@ -47,7 +51,9 @@ async function runAuthenticated(call: GatewayCall, operation: Operation, request
   try {
     authorize(operation, actor, request);
     const limits = await admit(call, operation, request, actor);
-    outcome = { response: await forward(call, operation, actor, request), limits };
+    const response = await forward(call, operation, actor, request);
+    await trackConnectionRoutes(call, operation, actor, response);
+    outcome = { response, limits };
   } catch (failure) {
     outcome = { failure };
   }

@@ -35,6 +35,9 @@ interface DemoOrganization {
   users: DemoUser[];
   guests?: DemoGuest[];
   agent?: { label: string; name: string };
+  /** The workspace whose demo meetings come through provider connections, and the user who connects them. */
+  meetingsWorkspace?: string;
+  meetingsOwner?: string;
 }
 
 export const demoOrganizations: DemoOrganization[] = [
@@ -42,6 +45,8 @@ export const demoOrganizations: DemoOrganization[] = [
     label: "acme",
     name: "Acme",
     region: "us",
+    meetingsWorkspace: "sales",
+    meetingsOwner: "alice",
     workspaces: [
       { label: "sales", name: "Sales", description: "Pipeline and customer accounts", mailbox: "sales@acme.example" },
       { label: "support", name: "Support", description: "Customer support inbox", mailbox: "support@acme.example" },

@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { contextSecret, type GatewayAppEnv } from "../env";
 import { hashPassword } from "../identity/passwords";
 import { demoApiKey, demoId, demoKeys, demoOrganizations, demoPassword, demoUser } from "./demo";
+import { seedDemoMeetings } from "./demo-meetings";
 import { demoOAuthClientRows, usersWithPasswords } from "./identity";
 
 /** Fixed times keep the seed byte-identical on every run. */
@@ -161,8 +162,26 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
       throw new Error(`Seeding region ${organization.region} failed with ${response.status}: ${await response.text()}`);
   }
 
+  const origin = new URL(c.req.url).origin;
+  const call = { env: c.env, executionCtx: c.executionCtx, controlDb: db, requestId: c.var.requestId };
+  for (const { organization, workspaceIds, keys } of organizations) {
+    const owner = organization.users.find((user) => user.label === organization.meetingsOwner);
+    const workspaceId = workspaceIds.get(organization.meetingsWorkspace ?? "");
+    if (!owner || !workspaceId) continue;
+    // The demo people of the workspace's content (demo-data.ts in the regional Worker) carry its id's tail.
+    const suffix = workspaceId.slice(-6);
+    await seedDemoMeetings(call, {
+      origin,
+      ownerKey: keys.get(owner.label) as string,
+      ownerEmail: owner.email,
+      workspaceId,
+      customerEmail: `peter@${suffix}.example`,
+      prospectEmail: `gavin@${suffix}.example`,
+    });
+  }
+
   return c.json({
-    baseUrl: `${new URL(c.req.url).origin}/api/v1`,
+    baseUrl: `${origin}/api/v1`,
     organizations: organizations.map(({ organizationId, organization, workspaceIds, ownerIds, keys }) => ({
       id: organizationId,
       name: organization.name,

@@ -1,6 +1,7 @@
 import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace, reachWorkspace } from "../../access";
 import { runBatch } from "../../batch";
 import type { Database, ServiceContext } from "../../env";
@@ -215,12 +216,23 @@ export interface SourceManagedTask {
   source: { resourceType: string; resourceId: string };
 }
 
+/** A source-managed task's link to its source, shown in `linkedResources` (a meeting with its title, say). */
+export interface SourceLink {
+  label: string;
+  channel: string;
+}
+
 /**
  * How source-managed tasks come to exist: internal code paths (a meeting's action items, for
  * instance) create them here, never a client. Their title, descriptions, due date and status then
  * belong to the source (409 `source_managed_task` on change or delete); assignees stay editable.
+ * The statements (task and `task.created` event) run in the caller's batch, beside the source's change.
  */
-export async function createSourceManagedTask(db: Database, input: SourceManagedTask, now = Date.now()) {
+export function sourceManagedTaskStatements(
+  db: Database,
+  input: SourceManagedTask & { link?: SourceLink; organizationId: string; objectTypeId: string | null },
+  now = Date.now(),
+): { task: TaskResponse; statements: BatchItem<"sqlite">[] } {
   const { html, plain } = sanitizedContent("descriptionHtml", input.descriptionHtml, undefined);
   const row: TaskRow = {
     id: newId("task", now),
@@ -232,7 +244,9 @@ export async function createSourceManagedTask(db: Database, input: SourceManaged
     descriptionPlain: plain,
     dueAt: input.dueAt ?? null,
     assigneeUserIds: input.assigneeUserIds ?? [],
-    linkedResources: [],
+    linkedResources: input.link
+      ? [{ resourceType: input.source.resourceType, resourceId: input.source.resourceId, ...input.link }]
+      : [],
     sourceType: input.source.resourceType,
     sourceId: input.source.resourceId,
     createdBy: `${input.source.resourceType}:${input.source.resourceId}`,
@@ -240,26 +254,30 @@ export async function createSourceManagedTask(db: Database, input: SourceManaged
     updatedAt: now,
     deletedAt: null,
   };
+  const source = { organizationId: input.organizationId, actor: { type: "system" as const, id: row.createdBy } };
+  const task = taskResponse(row);
+  const event = eventStatement(
+    db,
+    source,
+    { type: "task.created", workspaceId: row.workspaceId, objectTypeId: input.objectTypeId, data: task },
+    now,
+  );
+  return { task, statements: [db.insert(tasks).values(row), event] };
+}
+
+/** A source-managed task created on its own (the demo seed's). */
+export async function createSourceManagedTask(db: Database, input: SourceManagedTask, now = Date.now()) {
   const [workspace] = await db
     .select({ organizationId: workspaces.organizationId })
     .from(workspaces)
     .where(eq(workspaces.id, input.workspaceId));
   if (!workspace) throw new Error(`no workspace ${input.workspaceId}`);
-  const source = { organizationId: workspace.organizationId, actor: { type: "system" as const, id: row.createdBy } };
-  const task = taskResponse(row);
-  await runBatch(db, [
-    db.insert(tasks).values(row),
-    eventStatement(
-      db,
-      source,
-      {
-        type: "task.created",
-        workspaceId: row.workspaceId,
-        objectTypeId: await objectTypeOfRecord(db, row.recordId),
-        data: task,
-      },
-      now,
-    ),
-  ]);
+  const objectTypeId = await objectTypeOfRecord(db, input.recordId);
+  const { task, statements } = sourceManagedTaskStatements(
+    db,
+    { ...input, organizationId: workspace.organizationId, objectTypeId },
+    now,
+  );
+  await runBatch(db, statements);
   return task;
 }

@@ -1,8 +1,9 @@
+import { webhookHeaders } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { Database, RegionEnv } from "../../env";
 import type { DeliveryMessage } from "./messages";
-import { webhookHeaders } from "./signing";
+
 import { checkWebhookUrl } from "./url-safety";
 
 const { webhooks, webhookAttempts } = regional;

@@ -1,4 +1,4 @@
-import type { EventType, operations } from "@crm/contracts";
+import { type EventType, newWebhookSecret, type operations } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, eq, sql } from "drizzle-orm";
 import { loadInWorkspace, reachWorkspace } from "../../access";
@@ -6,7 +6,6 @@ import type { RegionEnv, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { creationOrder, paginate } from "../../pagination";
 import { checkObjectTypeIds, safeUrl, type WebhookRow, webhookResponse } from "./resources";
-import { newWebhookSecret } from "./signing";
 
 const { webhooks, webhookAttempts } = regional;
 type AttemptRow = typeof webhookAttempts.$inferSelect;

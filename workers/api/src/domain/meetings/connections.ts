@@ -1,0 +1,102 @@
+import { newWebhookSecret, type operations } from "@crm/contracts";
+import { newId, regional } from "@crm/db";
+import { asc, eq } from "drizzle-orm";
+import { loadInWorkspace, reachWorkspace } from "../../access";
+import type { ResponseSecrets, ServiceContext } from "../../env";
+import type { BodyOf, QueryOf } from "../../inputs";
+
+const { integrationConnections } = regional;
+export type ConnectionRow = typeof integrationConnections.$inferSelect;
+
+/** A workspace has few connections; the list is one page, and this bounds it. */
+const maxConnectionsListed = 100;
+/** After a rotation the previous secret still verifies for a day, so the provider can switch without a gap. */
+const previousSecretValidMs = 24 * 60 * 60 * 1000;
+
+/** The `{provider}` segment of a calling connection's inbound URL: its name, lower-cased, as a path segment. */
+export const callingProviderSlug = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 32) || "provider";
+
+/** The public URL a provider posts to, under the API's `{base_url}` as the gateway reports it. */
+function inboundUrl(baseUrl: string, row: ConnectionRow): string {
+  if (row.provider === "meeting_notes") return `${baseUrl}/integrations/meeting-notes/webhooks/${row.id}`;
+  return `${baseUrl}/calling/webhooks/${callingProviderSlug(row.name)}/${row.id}`;
+}
+
+export const connectionResponse = (row: ConnectionRow, baseUrl: string) => ({
+  id: row.id,
+  workspaceId: row.workspaceId,
+  provider: row.provider,
+  name: row.name,
+  inboundUrl: inboundUrl(baseUrl, row),
+  createdAt: row.createdAt,
+  secretRotatedAt: row.secretRotatedAt,
+});
+
+/** A connection's secret is shown once: a replay of the request answers it null with this notice. */
+export const connectionSecretShownOnce = (connectionId: string): ResponseSecrets => ({
+  properties: ["secret"],
+  notice: `The signing secret is shown once, in the first response to this request. POST /integrations/connections/${connectionId}/rotate-secret issues a new one.`,
+});
+
+/** Connections are managed and read by admins and owners only (DESIGN.md section 9). */
+const loadConnection = ({ db, actor }: ServiceContext, id: string) =>
+  loadInWorkspace(db, actor, integrationConnections, id, { what: "Connection", role: "admin" });
+
+export async function createConnectionIn(
+  { db, actor }: ServiceContext,
+  input: BodyOf<typeof operations.createConnection>,
+): Promise<ConnectionRow> {
+  await reachWorkspace(db, actor, input.workspaceId, { what: "Workspace", role: "admin" });
+  const now = Date.now();
+  const row: ConnectionRow = {
+    id: newId("conn", now),
+    workspaceId: input.workspaceId,
+    provider: input.provider,
+    name: input.name,
+    secret: newWebhookSecret(),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    secretRotatedAt: null,
+    createdBy: actor.actor.id,
+    createdAt: now,
+  };
+  await db.insert(integrationConnections).values(row);
+  return row;
+}
+
+export async function listConnectionsOf(
+  { db, actor }: ServiceContext,
+  { workspaceId }: QueryOf<typeof operations.listConnections>,
+): Promise<ConnectionRow[]> {
+  await reachWorkspace(db, actor, workspaceId, { what: "Workspace", role: "admin" });
+  return db
+    .select()
+    .from(integrationConnections)
+    .where(eq(integrationConnections.workspaceId, workspaceId))
+    .orderBy(asc(integrationConnections.createdAt), asc(integrationConnections.id))
+    .limit(maxConnectionsListed);
+}
+
+export async function deleteConnectionOf(context: ServiceContext, connectionId: string): Promise<void> {
+  await loadConnection(context, connectionId);
+  await context.db.delete(integrationConnections).where(eq(integrationConnections.id, connectionId));
+}
+
+export async function rotateConnectionSecretOf(context: ServiceContext, connectionId: string): Promise<ConnectionRow> {
+  const connection = await loadConnection(context, connectionId);
+  const now = Date.now();
+  const updated: ConnectionRow = {
+    ...connection,
+    secret: newWebhookSecret(),
+    previousSecret: connection.secret,
+    previousSecretExpiresAt: now + previousSecretValidMs,
+    secretRotatedAt: now,
+  };
+  await context.db.update(integrationConnections).set(updated).where(eq(integrationConnections.id, connectionId));
+  return updated;
+}

@@ -1,0 +1,68 @@
+import { ApiError, type Operation } from "@crm/contracts";
+import { control } from "@crm/db";
+import { eq } from "drizzle-orm";
+import type { Actor } from "./authenticate";
+import { forwardToRegion } from "./forward";
+import type { GatewayCall, OperationRequest } from "./operation-call";
+
+const { connectionRoutes, organizations } = control;
+
+/** The connection an inbound route names: its last path segment (`…/webhooks/{connectionId}`). */
+export const connectionIdOf = (request: OperationRequest): string => request.url.pathname.split("/").at(-1) ?? "";
+
+/**
+ * A signed inbound webhook goes to the region of the organization that owns the connection named in
+ * its path, found in the control plane's map (written when the region created the connection). The
+ * region verifies the signature: only it holds the connection's secret. An unknown connection is
+ * 404 here, before any region is asked.
+ */
+export async function forwardSignedDelivery(
+  call: GatewayCall,
+  operation: Operation,
+  request: OperationRequest,
+): Promise<Response> {
+  // The inbound routes declare no query parameters, and like every route refuse undeclared ones.
+  const unknown = [...request.url.searchParams.keys()];
+  if (unknown.length > 0)
+    throw new ApiError(
+      "invalid_request",
+      "The request is not valid; see details.",
+      unknown.map((name) => ({ path: `query.${name}`, message: "Unknown property" })),
+    );
+  const connectionId = connectionIdOf(request);
+  const [route] = await call.controlDb
+    .select({ organizationId: organizations.id, region: organizations.region })
+    .from(connectionRoutes)
+    .innerJoin(organizations, eq(organizations.id, connectionRoutes.organizationId))
+    .where(eq(connectionRoutes.connectionId, connectionId))
+    .limit(1);
+  if (!route) throw new ApiError("not_found", "Connection not found");
+  const actor: Actor = {
+    organizationId: route.organizationId,
+    region: route.region,
+    actor: { type: "app", id: connectionId },
+    credential: { type: "signature", id: connectionId },
+    scopes: [],
+    workspaceIds: null,
+    organizationRole: null,
+  };
+  return forwardToRegion(call, operation, actor, request);
+}
+
+/**
+ * Keeps the map in step with the regions: a connection the region created (201) is routed from now
+ * on, a deleted one (200) no longer. Idempotent replays repeat the same answer, hence the upsert.
+ */
+export async function trackConnectionRoutes(call: GatewayCall, operation: Operation, actor: Actor, response: Response) {
+  if (operation.operationId === "createConnection" && response.status === 201) {
+    const { connection } = (await response.clone().json()) as { connection: { id: string } };
+    await call.controlDb
+      .insert(connectionRoutes)
+      .values({ connectionId: connection.id, organizationId: actor.organizationId, createdAt: Date.now() })
+      .onConflictDoNothing();
+  }
+  if (operation.operationId === "deleteConnection" && response.status === 200) {
+    const { deletedId } = (await response.clone().json()) as { deletedId: string };
+    await call.controlDb.delete(connectionRoutes).where(eq(connectionRoutes.connectionId, deletedId));
+  }
+}
