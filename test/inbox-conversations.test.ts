@@ -297,9 +297,19 @@ describe("search: the FTS expression and the driving side", () => {
 
   it("reads a small match set by primary key, never walking the workspace's list", async () => {
     const db = drizzle(env.US_DB);
-    const full: ConversationQuery = { workspaceId: "ws_plan", linkedOnly: true, filters: [{ q: "renewal", isClosed: false }], sort: undefined };
+    const full: ConversationQuery = {
+      workspaceId: "ws_plan",
+      linkedOnly: true,
+      filters: [{ q: "renewal", isClosed: false }],
+      sort: undefined,
+    };
     const orderBy = conversationOrder(undefined).map((key) => desc(key.column));
-    const { sql, params } = conversationPage(db, full, { after: undefined, orderBy, limit: 51 }, { expression: '"renewal"*', ids: ["cnv_a", "cnv_b"] }).toSQL();
+    const { sql, params } = conversationPage(
+      db,
+      full,
+      { after: undefined, orderBy, limit: 51 },
+      { expression: '"renewal"*', ids: ["cnv_a", "cnv_b"] },
+    ).toSQL();
     const rows = await env.US_DB.prepare(`explain query plan ${sql}`)
       .bind(...params)
       .all<{ detail: string }>();
