@@ -4,7 +4,14 @@ import { newId, regional } from "@crm/db";
 import { asc, desc, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
-import { type ConversationQuery, conversationOrder, conversationPage } from "../workers/api/src/domain/inbox/conversation-list";
+import {
+  type ConversationQuery,
+  conversationOrder,
+  conversationPage,
+  type SearchDriver,
+  searchDriver,
+} from "../workers/api/src/domain/inbox/conversation-list";
+import { matchExpression } from "../workers/api/src/domain/inbox/search";
 import { storeMessage } from "../workers/api/src/domain/inbox/store-message";
 import { type ErrorBody, expectStatus } from "./crm";
 import { addInboxMember, addPerson, inboundMessage, inboxWorkspace } from "./inbox";
@@ -91,6 +98,10 @@ describe("GET /inbox/conversations", () => {
     expect(await search('(renew* "years')).toEqual(["Renewal"]);
     expect(await search("*")).toHaveLength(3);
     expect(await search("customer@outside")).toEqual(["Renewal", "Invoice overdue"]);
+    // An address is a phrase of its tokens: the words alone, apart, do not make a match.
+    expect(await search("zelda@outside.example")).toEqual([]);
+    expect(await search("hyrule.example")).toEqual(["Shipping delay"]);
+    expect(await search("NEAR(invoice march) OR -renew subject:parcel")).toEqual([]);
     // Another workspace's mail is never found.
     const other = await inboxWorkspace();
     expect(subjects(await list(other, "&q=invoice"))).toEqual([]);
@@ -220,6 +231,91 @@ describe("GET /inbox/conversations", () => {
     const searched = await plan({ filters: [{ q: "renewal" }] });
     expect(searched).toMatch(/SCAN inbox_search VIRTUAL TABLE INDEX/);
     expect(searched).not.toMatch(/SCAN conversations/);
+  });
+});
+
+describe("search: the FTS expression and the driving side", () => {
+  it("quotes every word, and makes an address one phrase of consecutive tokens", () => {
+    expect(matchExpression("refund")).toBe('"refund"*');
+    expect(matchExpression("ada@customer.example")).toBe('"ada customer example"');
+    expect(matchExpression("refund ada@customer.example")).toBe('"refund"* "ada customer example"');
+    expect(matchExpression('"a" * NEAR(b c) -d subject:e ^f')).toBe('"a"* "NEAR"* "b"* "c"* "d"* "subject"* "e"* "f"*');
+    expect(matchExpression('x@"y" OR z.*')).toBe('"x y" "OR"* "z"*');
+    expect(matchExpression("@ . * ()")).toBeNull();
+    expect(matchExpression(Array.from({ length: 20 }, (_, i) => `w${i}`).join(" "))?.split(" ")).toHaveLength(16);
+  });
+
+  it("gives the same pages and cursors whether the match set or the list index drives", async () => {
+    const workspace = await inboxWorkspace();
+    // Ten matches of `refund`, five from Ada (two at the same last-message time, so the id breaks the tie) among noise.
+    for (let i = 0; i < 16; i++) {
+      await storeMessage(
+        workspace.db,
+        inboundMessage(workspace.mailbox, {
+          subject: `Thread ${i}`,
+          text: i % 3 === 0 ? "Nothing to see" : "Please refund my order",
+          from: { email: i % 2 ? "ada@customer.example" : "bob@customer.example", name: null },
+          sentAtMs: 1_000 + (i === 7 ? 5 : i),
+        }),
+      );
+    }
+    const query: ConversationQuery = {
+      workspaceId: workspace.workspaceId,
+      linkedOnly: false,
+      filters: [{ q: "refund" }, { q: "ada@customer.example" }],
+      sort: undefined,
+    };
+    // Cap 100: the match set drives; cap 1: too broad, the list index drives.
+    expect((await searchDriver(workspace.db, query, 100))?.ids).toHaveLength(10);
+    expect(await searchDriver(workspace.db, query, 1)).toBeUndefined();
+    // Through the route's own pagination (cursors included), both paths page alike.
+    const { paginate } = await import("../workers/api/src/pagination");
+    const pages = async (driver: SearchDriver | undefined) => {
+      const seen: { ids: string[]; cursor: string | null }[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await paginate(
+          {
+            scope: "search-test",
+            limit: 2,
+            cursor,
+            order: conversationOrder(undefined),
+            fetch: (position) => conversationPage(workspace.db, query, position, driver),
+          },
+          "secret",
+        );
+        seen.push({ ids: page.data.map((row) => row.id), cursor: page.pagination.cursor });
+        cursor = page.pagination.cursor ?? undefined;
+      } while (cursor);
+      return seen;
+    };
+    const driven = await pages(await searchDriver(workspace.db, query, 100));
+    const walked = await pages(undefined);
+    expect(driven).toEqual(walked);
+    expect(driven.flatMap((page) => page.ids)).toHaveLength(5);
+  });
+
+  it("reads a small match set by primary key, never walking the workspace's list", async () => {
+    const db = drizzle(env.US_DB);
+    const full: ConversationQuery = {
+      workspaceId: "ws_plan",
+      linkedOnly: true,
+      filters: [{ q: "renewal", isClosed: false }],
+      sort: undefined,
+    };
+    const orderBy = conversationOrder(undefined).map((key) => desc(key.column));
+    const { sql, params } = conversationPage(
+      db,
+      full,
+      { after: undefined, orderBy, limit: 51 },
+      { expression: '"renewal"*', ids: ["cnv_a", "cnv_b"] },
+    ).toSQL();
+    const rows = await env.US_DB.prepare(`explain query plan ${sql}`)
+      .bind(...params)
+      .all<{ detail: string }>();
+    const text = rows.results.map((row) => row.detail).join("\n");
+    expect(text).toMatch(/SEARCH conversations USING INDEX sqlite_autoindex_conversations_1 \(id=\?\)/);
+    expect(text).not.toMatch(/SCAN conversations|conversations_workspace/);
   });
 });
 

@@ -3,7 +3,7 @@ import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../env";
 import type { KeysetColumn } from "../../pagination";
 import type { ConversationRow } from "./response";
-import { conversationMatches, matchExpression } from "./search";
+import { conversationMatches, matchExpression, matchingConversationIds } from "./search";
 import type { ConversationFilter, ConversationSort } from "./view-filter";
 
 const { conversationAssignees, conversations } = regional;
@@ -13,7 +13,9 @@ const { conversationAssignees, conversations } = regional;
  * conversations are read in list order from the index that also holds the filter's column
  * (`conversations_workspace_closed | _linked | _mailbox`, else `_last_message` or `_created`), so a
  * page stops after `limit + 1` matches without sorting; assignees are probed through their primary
- * key, and `q` is answered by the FTS5 index.
+ * key, and `q` is answered by the FTS5 index. A search picks its driving side by selectivity
+ * (`searchDriver`): a match set under the cap is read by primary key and sorted (a small sort),
+ * a broad one keeps the index walk with the FTS membership test, which finds a page quickly.
  */
 export interface ConversationQuery {
   workspaceId: string;
@@ -38,7 +40,40 @@ export function conversationOrder(sort: ConversationSort | undefined): KeysetCol
   ];
 }
 
-function filterConditions(filter: ConversationFilter): (SQL | undefined)[] {
+/**
+ * How many matching conversations a search reads by id before it walks the list index instead.
+ * Measured (docs/benchmarks.md, 100 000 conversations): 20 matches read by id beat the walk by far,
+ * 1 000 matches (a word in one conversation of 100) cost more by id than the walk, which finds a
+ * page of 51 after about 5 000 index rows.
+ */
+export const SEARCH_DRIVER_CAP = 500;
+
+/**
+ * The conversation ids that drive a search, when one of the query's `q` matches fewer than `cap`
+ * conversations of the workspace: the page is then read by primary key from those ids. Undefined
+ * when there is no search or every match set is broad. The result is the same either way.
+ */
+export interface SearchDriver {
+  /** The FTS expression whose match set drives; its membership test is then not repeated. */
+  expression: string;
+  ids: string[];
+}
+
+export async function searchDriver(
+  db: Database,
+  query: ConversationQuery,
+  cap: number = SEARCH_DRIVER_CAP,
+): Promise<SearchDriver | undefined> {
+  for (const filter of query.filters) {
+    const expression = filter.q === undefined ? null : matchExpression(filter.q);
+    if (expression === null) continue;
+    const ids = await matchingConversationIds(db, query.workspaceId, expression, cap);
+    if (ids.length <= cap) return { expression, ids };
+  }
+  return undefined;
+}
+
+function filterConditions(filter: ConversationFilter, driver: SearchDriver | undefined): (SQL | undefined)[] {
   const expression = filter.q === undefined ? null : matchExpression(filter.q);
   return [
     filter.isClosed === undefined ? undefined : eq(conversations.isClosed, filter.isClosed),
@@ -48,24 +83,33 @@ function filterConditions(filter: ConversationFilter): (SQL | undefined)[] {
       ? sql`exists (select 1 from ${conversationAssignees} where ${conversationAssignees.conversationId} = ${conversations.id} and ${inArray(conversationAssignees.userId, filter.assigneeUserIds)})`
       : undefined,
     // Words of nothing but punctuation search for nothing, which every conversation matches.
-    expression === null ? undefined : conversationMatches(conversations.id, expression),
+    // The driving match set is already the ids read (of this workspace); other searches are tested.
+    expression === null || expression === driver?.expression ? undefined : conversationMatches(conversations.id, expression),
   ];
 }
 
-/** One page of the list: the query's conversations after the position, in list order. */
+/**
+ * One page of the list: the query's conversations after the position, in list order. With
+ * `driver` (from `searchDriver`), the conversations are read by primary key from those ids (one
+ * JSON parameter, as D1 caps bound parameters) and sorted; `+workspace_id` keeps the planner off
+ * the workspace indexes, which would walk the whole list. Every condition still applies.
+ */
 export function conversationPage(
   db: Database,
   query: ConversationQuery,
   page: { after: SQL | undefined; orderBy: SQL[]; limit: number },
+  driver?: SearchDriver,
 ) {
   return db
     .select()
     .from(conversations)
     .where(
       and(
-        eq(conversations.workspaceId, query.workspaceId),
+        driver === undefined
+          ? eq(conversations.workspaceId, query.workspaceId)
+          : sql`+${conversations.workspaceId} = ${query.workspaceId} and ${conversations.id} in (select value from json_each(${JSON.stringify(driver.ids)}))`,
         query.linkedOnly ? eq(conversations.hasLinkedRecords, true) : undefined,
-        ...query.filters.flatMap(filterConditions),
+        ...query.filters.flatMap((filter) => filterConditions(filter, driver)),
         page.after,
       ),
     )

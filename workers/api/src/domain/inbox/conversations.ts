@@ -10,7 +10,7 @@ import { type KeysetColumn, paginate } from "../../pagination";
 import { loadRecord } from "../records/service";
 import { checkAssignees } from "../tasks/links";
 import { linkedFlagStatement } from "./attendees";
-import { type ConversationQuery, conversationOrder, conversationPage } from "./conversation-list";
+import { type ConversationQuery, conversationOrder, conversationPage, searchDriver } from "./conversation-list";
 import { type ConversationRow, conversationResponses, type MessageRow, messageResponses } from "./response";
 import { type ConversationFilter, viewSelection } from "./view-filter";
 
@@ -49,6 +49,7 @@ export async function listConversationsOf(context: ServiceContext, input: QueryO
     filters: view ? [view.filter, own] : [own],
     sort: view?.sort,
   };
+  const driver = await searchDriver(db, query);
   const page = await paginate<ConversationRow>(
     {
       // What the list holds depends on the caller (access, personal views) and on every parameter.
@@ -56,7 +57,7 @@ export async function listConversationsOf(context: ServiceContext, input: QueryO
       limit,
       cursor,
       order: conversationOrder(query.sort),
-      fetch: (position) => conversationPage(db, query, position),
+      fetch: (position) => conversationPage(db, query, position, driver),
     },
     cursorSecret,
   );

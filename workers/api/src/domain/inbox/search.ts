@@ -34,16 +34,46 @@ export function searchRow(message: SearchableMessage): typeof inboxSearch.$infer
 export const searchRowStatement = (db: Database, message: SearchableMessage) => db.insert(inboxSearch).values(searchRow(message));
 
 /**
- * A user's words as an FTS5 query: the runs of letters and digits (as the tokenizer splits text),
- * every one required, each as a prefix. Nothing the user types is read as query syntax. Null when
- * no word is left.
+ * A user's words as an FTS5 query. The input is split on whitespace into terms; a term holding `@`
+ * or `.` (an address, a domain, a dotted name) becomes one phrase of its runs of letters and digits
+ * (consecutive tokens, as the tokenizer splits text), so `ada@customer.example` matches only that
+ * address and not every message with `example` in it, and reads no prefix, so FTS5 seeks in the
+ * big doclists of common tokens (`example`) instead of merging every token that starts with them.
+ * Every other run of letters and digits is its own required word, as a prefix. Only those runs
+ * ever reach FTS5, each inside double quotes, so nothing the user types (quotes, `*`, `NEAR`, `-`,
+ * parentheses, `column:`) is read as query syntax. At most 16 words; null when none is left.
  */
 export function matchExpression(q: string): string | null {
-  const words = (q.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 16);
-  return words.length === 0 ? null : words.map((word) => `"${word}"*`).join(" ");
+  const parts: string[] = [];
+  let words = 0;
+  for (const term of q.split(/\s+/u)) {
+    const tokens = term.match(/[\p{L}\p{N}]+/gu) ?? [];
+    if (tokens.length === 0 || words >= 16) continue;
+    const kept = tokens.slice(0, 16 - words);
+    words += kept.length;
+    if (/[@.]/u.test(term) && kept.length > 1) parts.push(`"${kept.join(" ")}"`);
+    else parts.push(...kept.map((word) => `"${word}"*`));
+  }
+  return parts.length === 0 ? null : parts.join(" ");
 }
 
 /** Condition on `conversations`: one of its messages matches. The FTS index answers it, never a scan. */
 export function conversationMatches(conversationId: SQL | { getSQL(): SQL }, expression: string): SQL {
   return sql`${conversationId} in (select ${inboxSearch.conversationId} from ${inboxSearch} where ${inboxSearch} match ${expression})`;
+}
+
+/**
+ * The workspace's conversations with a message matching `expression`, read from the FTS index,
+ * at most `cap + 1` of them: more than `cap` means the match set is too broad to drive the list.
+ */
+export async function matchingConversationIds(
+  db: Database,
+  workspaceId: string,
+  expression: string,
+  cap: number,
+): Promise<string[]> {
+  const rows = await db.all<{ id: string }>(
+    sql`select distinct ${inboxSearch.conversationId} as id from ${inboxSearch} where ${inboxSearch} match ${expression} and ${inboxSearch.workspaceId} = ${workspaceId} limit ${cap + 1}`,
+  );
+  return rows.map((row) => row.id);
 }
