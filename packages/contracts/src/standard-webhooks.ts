@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import { ApiError } from "./errors";
 
 /**
@@ -94,4 +95,29 @@ export async function verifySignature(
     }
   }
   throw refused();
+}
+
+/**
+ * A response that shows a Standard Webhooks signing secret (a webhook's, a provider connection's)
+ * on creation and rotation: the secret in this response only. An idempotent replay of it answers
+ * `secret: null` and a `notice` naming the route that issues a new one (DESIGN.md section 5).
+ */
+export function withSigningSecretShownOnce<K extends string, T extends z.ZodType>(key: K, resource: T, rotateRoute: string) {
+  return z.object({ [key]: resource } as Record<K, T>).extend({
+    secret: z
+      .string()
+      .regex(/^whsec_[0-9a-f]{64}$/)
+      .max(70)
+      .nullable()
+      .openapi({
+        description:
+          "`whsec_` + 64 hex characters (the HMAC key is the part after `whsec_`, base64-decoded, as Standard Webhooks libraries read it). Shown in this response only; a replay (same `Idempotency-Key`, `Idempotent-Replayed: true`) answers null and says so in `notice`.",
+        example: `whsec_${"0f".repeat(32)}`,
+      }),
+    notice: z
+      .string()
+      .max(500)
+      .optional()
+      .openapi({ description: `On a replay only: the secret is shown once, and \`${rotateRoute}\` issues a new one.` }),
+  });
 }

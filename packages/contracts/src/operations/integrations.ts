@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { deletedSchema, emptyBodySchema, idSchema, pathId, timestampMs } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
+import { withSigningSecretShownOnce } from "../standard-webhooks";
 import { label, outputText } from "../strings";
 import { callingEventSchema, meetingNotesEventSchema } from "./provider-events";
 
@@ -21,24 +22,11 @@ export const connectionSchema = z
   })
   .openapi("IntegrationConnection");
 
-const secretSchema = z
-  .string()
-  .regex(/^whsec_[0-9a-f]{64}$/)
-  .max(70)
-  .nullable()
-  .openapi({
-    description:
-      "`whsec_` + 64 hex characters: the Standard Webhooks secret the provider signs with. Shown in this response only; a replay (same `Idempotency-Key`) answers null and says so in `notice`.",
-    example: `whsec_${"0f".repeat(32)}`,
-  });
-const withSecret = z.object({
-  connection: connectionSchema,
-  secret: secretSchema,
-  notice: z.string().max(500).optional().openapi({
-    description:
-      "On a replay only: the secret is shown once; `POST /integrations/connections/{connectionId}/rotate-secret` issues a new one.",
-  }),
-});
+const withSecret = withSigningSecretShownOnce(
+  "connection",
+  connectionSchema,
+  "POST /integrations/connections/{connectionId}/rotate-secret",
+);
 const connectionParams = z.object({ connectionId: pathId("connectionId", "conn") });
 const adminsNote = "Admins and owners of the workspace only.";
 

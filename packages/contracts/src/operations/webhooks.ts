@@ -3,6 +3,7 @@ import { eventTypes } from "../events";
 import { deletedSchema, emptyBodySchema, idSchema, integer, pathId, timestampMs } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
 import { listResponse, pageQuery, paginationSchema } from "../pagination";
+import { withSigningSecretShownOnce } from "../standard-webhooks";
 import { outputText } from "../strings";
 
 export const webhookSchema = z
@@ -25,24 +26,7 @@ export const webhookSchema = z
   })
   .openapi("Webhook");
 
-const secretSchema = z
-  .string()
-  .regex(/^whsec_[0-9a-f]{64}$/)
-  .max(70)
-  .nullable()
-  .openapi({
-    description:
-      "`whsec_` + 64 hex characters; shown on creation and rotation only, in the first response. A replay (same `Idempotency-Key`, `Idempotent-Replayed: true`) answers null and says so in `notice`.",
-    example: `whsec_${"0f".repeat(32)}`,
-  });
-/** A response that shows a signing secret (creation, rotation); `notice` only on a replay. */
-const withSecret = z.object({
-  webhook: webhookSchema,
-  secret: secretSchema,
-  notice: z.string().max(500).optional().openapi({
-    description: "On a replay only: the secret is shown once, and `POST /webhooks/{webhookId}/rotate-secret` issues a new one.",
-  }),
-});
+const withSecret = withSigningSecretShownOnce("webhook", webhookSchema, "POST /webhooks/{webhookId}/rotate-secret");
 const webhookParams = z.object({ webhookId: pathId("webhookId", "whk") });
 const webhookResponse = z.object({ webhook: webhookSchema });
 const urlNote =
