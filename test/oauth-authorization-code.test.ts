@@ -14,6 +14,7 @@ import {
   consentForm,
   createConfidentialApp,
   db,
+  exchangeCode,
   gatewayFetch,
   mcpResource,
   origin,
@@ -105,21 +106,7 @@ describe("authorization code flow with PKCE", () => {
     const as = await authorizationServer();
     const request = await authorizationUrl(registered.client, registered.redirectUri);
     const callback = await authorizeInBrowser(request.url, user.cookie);
-    const params = oauth.validateAuthResponse(as, registered.client, callback, request.state);
-    const exchange = async () =>
-      oauth.processAuthorizationCodeResponse(
-        as,
-        registered.client,
-        await oauth.authorizationCodeGrantRequest(
-          as,
-          registered.client,
-          registered.auth,
-          params,
-          registered.redirectUri,
-          request.verifier,
-          clientOptions(),
-        ),
-      );
+    const exchange = () => exchangeCode(registered, request, callback);
     const first = await exchange();
     expect(await tokenError(exchange())).toEqual({ error: "invalid_grant", status: 400 });
     const { payload } = await verifyAccessToken(first.access_token);
@@ -143,21 +130,12 @@ describe("authorization code flow with PKCE", () => {
   it("refuses a wrong PKCE verifier and a wrong redirect_uri", async () => {
     const user = await signedInUser();
     const registered = await registerPublicClient();
-    const as = await authorizationServer();
     const exchangeWith = async (verifier: string, redirectUri: string) => {
       const request = await authorizationUrl(registered.client, registered.redirectUri);
       const callback = await authorizeInBrowser(request.url, user.cookie);
-      const params = oauth.validateAuthResponse(as, registered.client, callback, request.state);
-      const response = await oauth.authorizationCodeGrantRequest(
-        as,
-        registered.client,
-        registered.auth,
-        params,
-        redirectUri,
-        verifier === "right" ? request.verifier : verifier,
-        clientOptions(),
+      return tokenError(
+        exchangeCode(registered, request, callback, { redirectUri, ...(verifier === "right" ? {} : { verifier }) }),
       );
-      return tokenError(oauth.processAuthorizationCodeResponse(as, registered.client, response));
     };
     expect(await exchangeWith(oauth.generateRandomCodeVerifier(), registered.redirectUri)).toEqual({
       error: "invalid_grant",
@@ -415,23 +393,10 @@ describe("the authorization endpoint", () => {
   it("lets a user of several organizations pick one, or none (a token without org)", async () => {
     const user = await signedInUser({ extraOrganizations: 1 });
     const registered = await registerPublicClient();
-    const as = await authorizationServer();
     const exchangeWith = async (organization: string) => {
       const request = await authorizationUrl(registered.client, registered.redirectUri);
       const callback = await authorizeInBrowser(request.url, user.cookie, { organization });
-      const params = oauth.validateAuthResponse(as, registered.client, callback, request.state);
-      const response = await oauth.authorizationCodeGrantRequest(
-        as,
-        registered.client,
-        registered.auth,
-        params,
-        registered.redirectUri,
-        request.verifier,
-        clientOptions(),
-      );
-      return (
-        await verifyAccessToken((await oauth.processAuthorizationCodeResponse(as, registered.client, response)).access_token)
-      ).payload;
+      return (await verifyAccessToken((await exchangeCode(registered, request, callback)).access_token)).payload;
     };
     const second = user.organizationIds[1] as string;
     expect((await exchangeWith(second)).org).toBe(second);
@@ -444,7 +409,6 @@ describe("the authorization endpoint", () => {
   it("makes codes stored as hashes that expire after 60 seconds", async () => {
     const user = await signedInUser();
     const registered = await registerPublicClient();
-    const as = await authorizationServer();
     const request = await authorizationUrl(registered.client, registered.redirectUri);
     const callback = await authorizeInBrowser(request.url, user.cookie);
     const code = callback.searchParams.get("code") as string;
@@ -459,17 +423,7 @@ describe("the authorization endpoint", () => {
       .update(control.oauthAuthorizationCodes)
       .set({ expiresAt: Date.now() - 1 })
       .where(eq(control.oauthAuthorizationCodes.codeHash, codeHash));
-    const params = oauth.validateAuthResponse(as, registered.client, callback, request.state);
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      registered.client,
-      registered.auth,
-      params,
-      registered.redirectUri,
-      request.verifier,
-      clientOptions(),
-    );
-    expect(await tokenError(oauth.processAuthorizationCodeResponse(as, registered.client, response))).toEqual({
+    expect(await tokenError(exchangeCode(registered, request, callback))).toEqual({
       error: "invalid_grant",
       status: 400,
     });

@@ -183,21 +183,10 @@ export async function codeFlow(
   cookie: string,
   extra: Record<string, string | null> = {},
 ) {
-  const as = await authorizationServer();
   const request = await authorizationUrl(registered.client, registered.redirectUri, extra);
   const callback = await authorizeInBrowser(request.url, cookie);
-  const params = oauth.validateAuthResponse(as, registered.client, callback, request.state);
-  const response = await oauth.authorizationCodeGrantRequest(
-    as,
-    registered.client,
-    registered.auth,
-    params,
-    registered.redirectUri,
-    request.verifier,
-    clientOptions(),
-  );
-  const tokens = await oauth.processAuthorizationCodeResponse(as, registered.client, response);
-  return { tokens, code: params.get("code") as string, verifier: request.verifier };
+  const tokens = await exchangeCode(registered, request, callback);
+  return { tokens, code: callback.searchParams.get("code") as string, verifier: request.verifier };
 }
 
 /** The error a strict client raises for a refused token request, or null if it succeeded. */
@@ -212,4 +201,29 @@ export async function tokenError(attempt: Promise<unknown>): Promise<{ error: st
       return { error: (await error.response.json<{ error: string }>()).error, status: error.status };
     throw error;
   }
+}
+
+/**
+ * The client's side of the redirect: the code checked against the request's state, exchanged with
+ * the PKCE verifier at the token endpoint. `overrides` sends another verifier or redirect URI, for
+ * the refusals.
+ */
+export async function exchangeCode(
+  registered: { client: oauth.Client; redirectUri: string; auth: oauth.ClientAuth },
+  request: PkceRequest,
+  callback: URL,
+  overrides: { verifier?: string; redirectUri?: string } = {},
+) {
+  const as = await authorizationServer();
+  const params = oauth.validateAuthResponse(as, registered.client, callback, request.state);
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    registered.client,
+    registered.auth,
+    params,
+    overrides.redirectUri ?? registered.redirectUri,
+    overrides.verifier ?? request.verifier,
+    clientOptions(),
+  );
+  return oauth.processAuthorizationCodeResponse(as, registered.client, response);
 }

@@ -11,6 +11,7 @@ import {
   codeFlow,
   createConfidentialApp,
   db,
+  exchangeCode,
 } from "./oauth-client";
 import { call, cast } from "./stack";
 
@@ -102,22 +103,12 @@ describe("tokens from the token endpoint on API routes", () => {
     const { erin, initech, globex, publicClient } = await cast();
     const { token } = await createSession(db(), { userId: erin.id, organizationId: null });
     const cookie = `__Host-session=${token}`;
-    const as = await authorizationServer();
     const client = { client_id: publicClient.clientId };
     const request = await authorizationUrl(client, publicClient.redirectUri);
     // "All my organizations" on the consent page: the token carries no `org`.
     const callback = await authorizeInBrowser(request.url, cookie, { organization: "" });
-    const params = oauth.validateAuthResponse(as, client, callback, request.state);
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.None(),
-      params,
-      publicClient.redirectUri,
-      request.verifier,
-      clientOptions(),
-    );
-    const { access_token: accessToken } = await oauth.processAuthorizationCodeResponse(as, client, response);
+    const registered = { client, redirectUri: publicClient.redirectUri, auth: oauth.None() };
+    const { access_token: accessToken } = await exchangeCode(registered, request, callback);
 
     const required = await workspaces(accessToken);
     expect(required.response.status).toBe(400);

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { type AccessTokenSubject, signAccessToken } from "../workers/gateway/src/identity/access-tokens";
 import { activeSigningKey, rotateSigningKey } from "../workers/gateway/src/identity/signing-keys";
 import { revokedGrantsRefreshMs } from "../workers/gateway/src/pipeline/revoked-grants";
-import { type ErrorBody, objectTypesOf, unique } from "./crm";
+import { type ErrorBody, unique } from "./crm";
 import { baseUrl, call, cast } from "./stack";
 
 /**
@@ -192,24 +192,6 @@ describe("OAuth access tokens on API routes", () => {
     const other = await workspaces(accessToken, { "x-service-organization-id": globex.id });
     expect(other.response.status).toBe(400);
     expect(other.body.error.code).toBe("organization_mismatch");
-  });
-
-  it("an app's client-credentials token acts as the app, with no role, in its organization", async () => {
-    const { acme, sales } = await cast();
-    const { accessToken, clientId } = await grantToken({ userId: null, organizationId: acme.id });
-    const { response, body } = await workspaces(accessToken);
-    expect(response.status).toBe(200);
-    expect(body.data.map((workspace) => workspace.id).sort()).toEqual(acme.workspaces.map(({ id }) => id).sort());
-    expect(body.data.every((workspace) => workspace.role === null && workspace.isInheritedAccess)).toBe(true);
-
-    const [people] = await objectTypesOf(accessToken, sales.id);
-    const created = await call("/records", {
-      method: "POST",
-      key: accessToken,
-      json: { objectTypeId: people?.id, fields: { name: `App person ${unique()}` } },
-    });
-    expect(created.status).toBe(201);
-    expect(((await created.json()) as { record: { createdBy: string } }).record.createdBy).toBe(clientId);
   });
 
   it("bad tokens count against the client's window of failed authentications", async () => {
