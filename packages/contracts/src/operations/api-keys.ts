@@ -87,16 +87,21 @@ const createdKey = z.object({ apiKey: apiKeySchema, key: keyText });
 const sessionNote =
   "Console session only (the `__Host-session` cookie of the same origin, plus the `X-CSRF-Token` header the console pages carry on unsafe methods): an API key or OAuth token gets 403 `forbidden`, since keys are managed from the console.";
 
-export const listApiKeys = defineOperation({
-  operationId: "listApiKeys",
+/** What every key operation shares: the console's session only, served by the gateway, free, never an MCP tool. */
+const consoleOnly = {
   tag: "API keys",
-  summary: "List your API keys",
-  description: `Your live (not revoked) API keys in the session's organization, newest first; at most ${maxApiKeysPerUser}, so there is no pagination. ${sessionNote}`,
   scope: null,
   costUnits: costUnits.free,
   auth: "session",
   mcpTool: null,
   servedBy: "gateway",
+} as const;
+
+export const listApiKeys = defineOperation({
+  operationId: "listApiKeys",
+  ...consoleOnly,
+  summary: "List your API keys",
+  description: `Your live (not revoked) API keys in the session's organization, newest first; at most ${maxApiKeysPerUser}, so there is no pagination. ${sessionNote}`,
   method: "get",
   path: "/api-keys",
   responses: { 200: jsonResponse("Your keys", z.object({ data: z.array(apiKeySchema).max(maxApiKeysPerUser) })) },
@@ -104,14 +109,9 @@ export const listApiKeys = defineOperation({
 
 export const createApiKey = defineOperation({
   operationId: "createApiKey",
-  tag: "API keys",
+  ...consoleOnly,
   summary: "Create an API key",
   description: `A new key with the given name, scopes, workspace limit and expiry; the full key is in this response only. At most ${maxApiKeysPerUser} live keys per user and organization (409 \`conflict\` beyond). A workspace you cannot reach → 404. ${sessionNote}`,
-  scope: null,
-  costUnits: costUnits.free,
-  auth: "session",
-  mcpTool: null,
-  servedBy: "gateway",
   method: "post",
   path: "/api-keys",
   request: { body: jsonBody(apiKeySettingsSchema) },
@@ -120,14 +120,9 @@ export const createApiKey = defineOperation({
 
 export const getApiKey = defineOperation({
   operationId: "getApiKey",
-  tag: "API keys",
+  ...consoleOnly,
   summary: "Get an API key with its activity",
   description: `One of your live keys and its latest ${apiKeyActivityLimit} uses (time, route, status, IP), newest first. ${sessionNote}`,
-  scope: null,
-  costUnits: costUnits.free,
-  auth: "session",
-  mcpTool: null,
-  servedBy: "gateway",
   method: "get",
   path: "/api-keys/{keyId}",
   request: { params: apiKeyParams },
@@ -141,14 +136,9 @@ export const getApiKey = defineOperation({
 
 export const revokeApiKey = defineOperation({
   operationId: "revokeApiKey",
-  tag: "API keys",
+  ...consoleOnly,
   summary: "Revoke an API key",
   description: `The key is refused at once by the gateway isolate that revoked it and within 60 seconds everywhere. ${sessionNote}`,
-  scope: null,
-  costUnits: costUnits.free,
-  auth: "session",
-  mcpTool: null,
-  servedBy: "gateway",
   method: "delete",
   path: "/api-keys/{keyId}",
   request: { params: apiKeyParams, body: jsonBody(emptyBodySchema, false) },
@@ -157,14 +147,9 @@ export const revokeApiKey = defineOperation({
 
 export const replaceApiKey = defineOperation({
   operationId: "replaceApiKey",
-  tag: "API keys",
+  ...consoleOnly,
   summary: "Replace an API key",
   description: `A new key with the same name, scopes, workspace limit and expiry period, and the old key revoked, in one step. ${sessionNote}`,
-  scope: null,
-  costUnits: costUnits.free,
-  auth: "session",
-  mcpTool: null,
-  servedBy: "gateway",
   method: "post",
   path: "/api-keys/{keyId}/replace",
   request: { params: apiKeyParams, body: jsonBody(emptyBodySchema, false) },
