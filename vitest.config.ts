@@ -12,6 +12,12 @@ const regionDatabase = { us: "crm-us-test", eu: "crm-eu-test" } as const;
 const regionBucket = { us: "crm-attachments-us-test", eu: "crm-attachments-eu-test" } as const;
 /** Each region verifies the actor context with its own secret; the gateway holds one per region. */
 const contextSecrets = { us: "test-context-secret-us", eu: "test-context-secret-eu" } as const;
+/**
+ * The Worker under test (the gateway) runs under the plugin's runner name, `vitest-plugin-runner-`
+ * and the project's name, not under its configured `crm-gateway`, which the plugin rewrites only in
+ * the gateway's own bindings: the regions' binding back to the gateway names the runner.
+ */
+const gatewayUnderTest = "vitest-plugin-runner-stack";
 
 const regionWorker = (region: keyof typeof regionDatabase) => ({
   name: `crm-api-${region}`,
@@ -20,6 +26,7 @@ const regionWorker = (region: keyof typeof regionDatabase) => ({
   compatibilityDate: "2026-11-01",
   d1Databases: { DB: regionDatabase[region] },
   r2Buckets: { ATTACHMENTS: regionBucket[region] },
+  serviceBindings: { GATEWAY: gatewayUnderTest },
   email: { send_email: [{ name: "SEND_EMAIL" }] },
   durableObjects: { WEBHOOK_BURST: { className: "WebhookBurst", useSQLite: true } },
   queueProducers: {
