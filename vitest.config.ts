@@ -46,7 +46,8 @@ const regionWorker = (region: keyof typeof regionDatabase) => ({
     WEBHOOK_RETRY_SCHEDULE: "1,1,1",
     GATEWAY_CONTEXT_SECRET: contextSecrets[region],
     CURSOR_SECRET: "test-cursor-secret",
-    PUBLIC_ORIGIN: "https://crm.test",
+    // The gateway under test, as test/stack.ts calls it: unsubscribe links and forwarded MCP requests go there.
+    PUBLIC_ORIGIN: "http://127.0.0.1:8787",
   },
 });
 

@@ -6,9 +6,9 @@ import { gatewayPaths, gatewayRequest } from "../workers/api/src/gateway-forward
 /**
  * The regional Workers' public MCP and OAuth discovery paths (DESIGN.md section 11): a request to a
  * region reaches the gateway over the region's service binding and is answered as the gateway
- * answers it at its own origin (`PUBLIC_ORIGIN`, https://crm.test in vitest.config.ts).
+ * answers it at its own origin (`PUBLIC_ORIGIN` in vitest.config.ts).
  */
-const gatewayOrigin = "https://crm.test";
+const gatewayOrigin = "http://127.0.0.1:8787";
 const gateway = (exports as unknown as { default: Fetcher }).default;
 const regions = { us: env.API_US, eu: env.API_EU };
 
@@ -72,8 +72,8 @@ describe("the forwarded request (gatewayRequest)", () => {
     });
     const forwarded = gatewayRequest(incoming, gatewayOrigin);
     expect(forwarded.method).toBe("POST");
-    expect(forwarded.url).toBe("https://crm.test/mcp?trace=1&x=%C3%A9");
-    expect(forwarded.headers.get("host")).toBe("crm.test");
+    expect(forwarded.url).toBe("http://127.0.0.1:8787/mcp?trace=1&x=%C3%A9");
+    expect(forwarded.headers.get("host")).toBe("127.0.0.1:8787");
     for (const header of [
       "authorization",
       "mcp-session-id",
@@ -92,7 +92,7 @@ describe("the forwarded request (gatewayRequest)", () => {
     const get = gatewayRequest(new Request("https://mcp.eu.crm.test/.well-known/oauth-authorization-server"), gatewayOrigin);
     expect(get.method).toBe("GET");
     expect(get.body).toBeNull();
-    expect(get.url).toBe("https://crm.test/.well-known/oauth-authorization-server");
+    expect(get.url).toBe("http://127.0.0.1:8787/.well-known/oauth-authorization-server");
     const remove = gatewayRequest(new Request("https://mcp.eu.crm.test/mcp", { method: "DELETE" }), gatewayOrigin);
     expect(remove.method).toBe("DELETE");
   });
