@@ -4,6 +4,7 @@ import {
   localhostAllowedHostnames,
   McpServer,
   originValidationResponse,
+  readRequestBody,
   validateHostHeader,
 } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
@@ -15,7 +16,7 @@ import { routeTools } from "./route-tools";
 import { callRouteTool, type McpCaller } from "./tool-call";
 import { registerUtilityTools } from "./utility-tools";
 
-/** As for REST: a larger request is refused (413) before anything of it is parsed. */
+/** As for REST: a larger request is refused (413) before anything of it is parsed, or its credential looked up. */
 const maxRequestBytes = 1024 * 1024;
 
 const instructions =
@@ -30,9 +31,13 @@ const instructions =
 const allowedHostnames = (env: GatewayEnv, url: URL): string[] =>
   env.DEV_TOOLS === "true" ? localhostAllowedHostnames() : [url.hostname];
 
-/** A transport refusal, in the JSON-RPC shape the SDK gives its own (no request id: none was read). */
+/** A JSON-RPC error in the shape the SDK gives its own (no request id: none was read). */
+const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
+
+/** A refusal of the transport itself (host, method, size). */
 const transportRefusal = (status: number, message: string, headers: Record<string, string> = {}) =>
-  Response.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, { status, headers });
+  jsonRpcError(status, -32000, message, headers);
 
 /**
  * A refused credential, with the challenge an MCP client follows to get a token for this endpoint:
@@ -65,9 +70,9 @@ function mcpServer(caller: McpCaller): McpServer {
 
 /**
  * `POST /mcp` (and `/api/v1/mcp`), Streamable HTTP, stateless (DESIGN.md section 11): Host and
- * Origin checked, then the bearer credential authenticated once for the request, for this endpoint's
- * audience; the SDK then answers the protocol (2026-07-28, and the 2025-11-25 handshake), and each
- * tool call runs its operation through the pipeline as the authenticated actor.
+ * Origin checked, the body read within its limit, then the bearer credential authenticated once for
+ * the request, for this endpoint's audience; the SDK then answers the protocol (2026-07-28, and the
+ * 2025-11-25 handshake), and each tool call runs its operation through the pipeline as that actor.
  */
 export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
   const request = c.req.raw;
@@ -80,6 +85,8 @@ export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
   if (foreignOrigin) return foreignOrigin;
   // Stateless: no stream to open with GET, no session to end with DELETE.
   if (request.method !== "POST") return transportRefusal(405, "Method not allowed.", { allow: "POST" });
+  const body = await readRequestBody(request, maxRequestBytes);
+  if (body.tooLarge) return transportRefusal(413, `Payload Too Large: Request body must not exceed ${maxRequestBytes} bytes`);
   const call = gatewayCall(c);
   let actor: Actor;
   try {
@@ -87,7 +94,9 @@ export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
   } catch (error) {
     return respondWithError(challenged(error, url.origin), c, call.requestId);
   }
+  // One JSON-RPC message per POST since 2025-06-18; the SDK's 2025 transport would still serve an array.
+  if (body.text.trimStart().startsWith("[")) return jsonRpcError(400, -32600, "Invalid Request: batch arrays are not supported");
   const caller: McpCaller = { call, actor, origin: url.origin, headers: request.headers };
   const handler = createMcpHandler(() => mcpServer(caller), { legacy: "stateless", maxRequestBodySize: maxRequestBytes });
-  return handler.fetch(request);
+  return handler.fetch(new Request(request.url, { method: "POST", headers: request.headers, body: body.text }));
 }
