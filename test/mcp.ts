@@ -3,6 +3,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { expect } from "vitest";
 
 /**
  * The two official MCP clients, connected to the gateway under test inside workerd (no port): the
@@ -63,4 +64,57 @@ export function rawMcp(body: string, init: { token?: string; headers?: Record<st
     },
     ...(init.method === "GET" || init.method === "DELETE" ? {} : { body }),
   });
+}
+
+/** A tool result as the tests read it (both clients' result types have these members). */
+export interface ToolResult {
+  content?: unknown;
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/** The structured content of a successful result, which its text content repeats. */
+export function structured<T>(result: ToolResult): T {
+  if (result.isError) throw new Error(`tool failed: ${JSON.stringify(result.content)}`);
+  const [text] = result.content as { type: string; text: string }[];
+  expect(JSON.parse(text?.text ?? "null")).toEqual(result.structuredContent);
+  return result.structuredContent as T;
+}
+
+/** The REST error body a failed call carries as its text, the result marked `isError`. */
+export function toolError(result: ToolResult): {
+  error: { code: string; message: string; requestId: string; details?: unknown };
+} {
+  expect(result.isError, JSON.stringify(result.content)).toBe(true);
+  const [text] = result.content as { type: string; text: string }[];
+  return JSON.parse(text?.text ?? "null");
+}
+
+/** The text of a result the SDK itself produced (an argument that fails the input schema). */
+export const resultText = (result: ToolResult) => (result.content as { text: string }[])[0]?.text ?? "";
+
+/**
+ * One `tools/call` as a single 2025-11-25 POST, no handshake (the endpoint is stateless): what the
+ * catalogue-wide checks use, one request per operation.
+ */
+export async function rawToolCall(token: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+  const response = await rawMcp(
+    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+    {
+      token,
+      headers: { "mcp-protocol-version": "2025-11-25" },
+    },
+  );
+  expect(response.status).toBe(200);
+  return (await jsonRpcMessage(response)).result as ToolResult;
+}
+
+/** The one JSON-RPC message of a response, whether it came as JSON or as a one-event SSE stream. */
+export async function jsonRpcMessage(
+  response: Response,
+): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+  const text = await response.text();
+  if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream")) return JSON.parse(text);
+  const data = text.split("\n").find((line) => line.startsWith("data: "));
+  return JSON.parse(data?.slice("data: ".length) ?? "null");
 }
