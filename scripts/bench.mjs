@@ -533,7 +533,9 @@ async function mcpSection(stack, auth) {
       ["rest", "REST GET /workspaces"],
       ["mcp", "MCP tools/call workspaces_list"],
     ]) {
-      const figure = Object.fromEntries(["rps", "p50", "p99"].map((metric) => [metric, median(runs[surface].map((run) => run[metric]))]));
+      const figure = Object.fromEntries(
+        ["rps", "p50", "p99"].map((metric) => [metric, median(runs[surface].map((run) => run[metric]))]),
+      );
       console.log(row(`${name}, c=${connections}`, figure));
     }
     const perRound = (metric) => median(runs.mcp.map((run, round) => run[metric] / runs.rest[round][metric]));

@@ -135,7 +135,14 @@ async function inspectorChecks(origin, demo) {
     console.log(`mcp-inspector tools/list --strict: ${tools.size} tools, ${routeTools.length} of them routes, no schema finding`);
   }
 
-  const called = await inspector("--method", "tools/call", "--tool-name", "crm_objects_list", "--tool-arg", `workspaceId=${sales.id}`);
+  const called = await inspector(
+    "--method",
+    "tools/call",
+    "--tool-name",
+    "crm_objects_list",
+    "--tool-arg",
+    `workspaceId=${sales.id}`,
+  );
   check(called.code === 0, `mcp-inspector tools/call crm_objects_list exited with ${called.code}:\n${called.stderr}`);
   if (called.code === 0) {
     const { result } = JSON.parse(called.stdout);

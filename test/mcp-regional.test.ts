@@ -1,20 +1,21 @@
 import { env } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { gatewayPaths, gatewayRequest } from "../workers/api/src/gateway-forward";
+import { clientAddress, clients, gatewayFetch, jsonRpcMessage, mcpOrigin, structured } from "./mcp";
+import { cast } from "./stack";
 
 /**
  * The regional Workers' public MCP and OAuth discovery paths (DESIGN.md section 11): a request to a
  * region reaches the gateway over the region's service binding and is answered as the gateway
  * answers it at its own origin (`PUBLIC_ORIGIN` in vitest.config.ts).
  */
-const gatewayOrigin = "http://127.0.0.1:8787";
-const gateway = (exports as unknown as { default: Fetcher }).default;
+const gatewayOrigin = mcpOrigin;
 const regions = { us: env.API_US, eu: env.API_EU };
+const regionalUrl = (region: keyof typeof regions, path: string) => `https://mcp.${region}.crm.test${path}`;
 
 const viaRegion = (region: keyof typeof regions, path: string, init?: RequestInit) =>
-  regions[region].fetch(`https://mcp.${region}.crm.test${path}`, init);
-const direct = (path: string, init?: RequestInit) => gateway.fetch(`${gatewayOrigin}${path}`, init);
+  regions[region].fetch(regionalUrl(region, path), init);
+const direct = (path: string, init?: RequestInit) => gatewayFetch(`${gatewayOrigin}${path}`, init);
 
 async function expectError(response: Response, status: number, code: string) {
   expect(response.status).toBe(status);
@@ -38,6 +39,106 @@ describe("regional discovery paths", () => {
       }
     });
   }
+});
+
+describe("the regional /mcp", () => {
+  for (const [name, connect] of Object.entries(clients)) {
+    it(`is the gateway's endpoint for the ${name}: the same tools, and calls answered for the key's organization`, async () => {
+      const { alice, acme, dave, globex } = await cast();
+      const atGateway = await connect(alice.apiKey);
+      const expected = (await atGateway.listTools()).tools.map((tool) => tool.name);
+      await atGateway.close();
+      // alice's organization is in us, dave's in eu: each region's endpoint serves either.
+      for (const [region, user, organization] of [
+        ["us", alice, acme],
+        ["eu", alice, acme],
+        ["eu", dave, globex],
+      ] as const) {
+        const client = await connect(user.apiKey, {}, regionalUrl(region, "/mcp"), regions[region]);
+        expect(client.protocolVersion()).toBe(name.startsWith("v2") ? "2026-07-28" : "2025-11-25");
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expected);
+        const whoami = structured<{ organizationId: string }>(await client.callTool({ name: "auth_whoami", arguments: {} }));
+        expect(whoami.organizationId).toBe(organization.id);
+        const workspaces = structured<{ data: { id: string }[] }>(
+          await client.callTool({ name: "workspaces_list", arguments: {} }),
+        );
+        expect(workspaces.data.map((workspace) => workspace.id).sort()).toEqual(
+          organization.workspaces.map((workspace) => workspace.id).sort(),
+        );
+        await client.close();
+      }
+    });
+  }
+
+  const initialize = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "crm-test", version: "1.0.0" } },
+  });
+  /** The same raw request to the gateway and through a region, each from a client address of its own. */
+  async function both(init: { method?: string; headers?: Record<string, string>; body?: string }) {
+    const request = () => ({
+      method: init.method ?? "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "cf-connecting-ip": clientAddress(),
+        ...init.headers,
+      },
+      body: init.body ?? null,
+    });
+    return { gateway: await direct("/mcp", request()), region: await viaRegion("us", "/mcp", request()) };
+  }
+
+  it("answers a request without a key with the gateway's challenge, naming the gateway's document", async () => {
+    const { gateway, region } = await both({ body: initialize });
+    expect(region.status).toBe(401);
+    expect(gateway.status).toBe(401);
+    expect(region.headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="${gatewayOrigin}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    expect(region.headers.get("www-authenticate")).toBe(gateway.headers.get("www-authenticate"));
+  });
+
+  it("keeps the method: GET and DELETE are 405 there as at the gateway", async () => {
+    const { alice } = await cast();
+    for (const method of ["GET", "DELETE"]) {
+      const { gateway, region } = await both({ method, headers: { authorization: `Bearer ${alice.apiKey}` } });
+      expect(region.status, method).toBe(405);
+      expect(region.headers.get("allow")).toBe(gateway.headers.get("allow"));
+      expect(await region.json()).toEqual(await gateway.json());
+    }
+  });
+
+  it("keeps the body up to the gateway's limit: an oversized request is the gateway's 413, a large one still served", async () => {
+    const { alice } = await cast();
+    const authorization = `Bearer ${alice.apiKey}`;
+    const padded = (bytes: number) =>
+      JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: { padding: "a".repeat(bytes) } } });
+    const oversized = await both({ body: padded(1024 * 1024), headers: { authorization, "mcp-protocol-version": "2025-11-25" } });
+    expect(oversized.region.status).toBe(413);
+    expect(await oversized.region.json()).toEqual(await oversized.gateway.json());
+    const large = await both({ body: padded(1000 * 1024), headers: { authorization, "mcp-protocol-version": "2025-11-25" } });
+    expect(large.gateway.status).toBe(200);
+    expect(large.region.status).toBe(200);
+  });
+
+  it("keeps Origin and the protocol-version header: the gateway judges them as if sent to it", async () => {
+    const { alice } = await cast();
+    const authorization = `Bearer ${alice.apiKey}`;
+    const foreign = await both({ body: initialize, headers: { authorization, origin: "https://evil.example" } });
+    expect(foreign.region.status).toBe(403);
+    expect(await foreign.region.json()).toEqual(await foreign.gateway.json());
+    const toolsList = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const unsupported = await both({ body: toolsList, headers: { authorization, "mcp-protocol-version": "1999-01-01" } });
+    expect(unsupported.region.status).toBe(unsupported.gateway.status);
+    expect(unsupported.region.status).toBeGreaterThanOrEqual(400);
+    const supported = await both({ body: toolsList, headers: { authorization, "mcp-protocol-version": "2025-11-25" } });
+    expect(supported.region.status).toBe(200);
+    const listed = (await jsonRpcMessage(supported.region)).result as { tools: unknown[] };
+    expect(listed.tools.length).toBeGreaterThan(0);
+  });
 });
 
 describe("the rest of a region stays behind the gateway", () => {
@@ -70,7 +171,7 @@ describe("the forwarded request (gatewayRequest)", () => {
       },
       body,
     });
-    const forwarded = gatewayRequest(incoming, gatewayOrigin);
+    const forwarded = await gatewayRequest(incoming, gatewayOrigin);
     expect(forwarded.method).toBe("POST");
     expect(forwarded.url).toBe("http://127.0.0.1:8787/mcp?trace=1&x=%C3%A9");
     expect(forwarded.headers.get("host")).toBe("127.0.0.1:8787");
@@ -89,11 +190,14 @@ describe("the forwarded request (gatewayRequest)", () => {
   });
 
   it("keeps a GET without a body, and a DELETE", async () => {
-    const get = gatewayRequest(new Request("https://mcp.eu.crm.test/.well-known/oauth-authorization-server"), gatewayOrigin);
+    const get = await gatewayRequest(
+      new Request("https://mcp.eu.crm.test/.well-known/oauth-authorization-server"),
+      gatewayOrigin,
+    );
     expect(get.method).toBe("GET");
     expect(get.body).toBeNull();
     expect(get.url).toBe("http://127.0.0.1:8787/.well-known/oauth-authorization-server");
-    const remove = gatewayRequest(new Request("https://mcp.eu.crm.test/mcp", { method: "DELETE" }), gatewayOrigin);
+    const remove = await gatewayRequest(new Request("https://mcp.eu.crm.test/mcp", { method: "DELETE" }), gatewayOrigin);
     expect(remove.method).toBe("DELETE");
   });
 });
