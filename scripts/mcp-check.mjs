@@ -132,7 +132,9 @@ async function inspectorChecks(origin, demo) {
       .filter(Boolean);
     const missing = routeTools.filter((name) => !tools.has(name));
     check(missing.length === 0, `routes without their tool in tools/list: ${missing.join(", ")}`);
-    console.log(`mcp-inspector tools/list --strict: ${tools.size} tools, ${routeTools.length} of them routes, no schema finding`);
+    console.log(
+      `mcp-inspector tools/list --strict: ${tools.size} tools (${routeTools.length} routes marked x-mcp-tool, ${tools.size - routeTools.length} utility), no schema finding`,
+    );
   }
 
   const called = await inspector(

@@ -54,6 +54,12 @@ describe("the catalogue's auth kind and MCP hints", () => {
     for (const operation of sessionOperations) expect(operation.mcpTool).toBeNull();
   });
 
+  it("makes a tool of bearer operations only: public and signed routes have none, in the document too", () => {
+    for (const operation of catalogue) {
+      expect(operation.mcpTool === null, operation.operationId).toBe(operation.auth !== "bearer");
+    }
+  });
+
   it("refuses an operation without a bearer credential that a region would serve: it has no region to go to", () => {
     const spec = {
       operationId: "publicThing",
@@ -62,7 +68,7 @@ describe("the catalogue's auth kind and MCP hints", () => {
       description: "An operation without a credential, for the test.",
       scope: null,
       costUnits: costUnits.free,
-      mcpTool: "public_thing",
+      mcpTool: null,
       auth: "none",
       method: "get",
       path: "/public/thing",

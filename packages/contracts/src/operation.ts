@@ -71,10 +71,11 @@ interface OperationSpec<
   /** How the caller is identified; `bearer` unless said otherwise. */
   auth?: A;
   /**
-   * Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). Session
-   * and signed operations have none: MCP clients hold bearer tokens (DESIGN.md section 11).
+   * Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). Only bearer
+   * operations have one: MCP clients hold bearer tokens (DESIGN.md section 11), and the OpenAPI
+   * document's `x-mcp-tool` must name only tools that exist.
    */
-  mcpTool: A extends "session" | "signature" ? null : string;
+  mcpTool: A extends "bearer" ? string : null;
   /** Where the tool's hints differ from what the method implies (a POST that only reads, say); the title defaults to the summary. */
   mcpHints?: Partial<McpHints>;
   /**
@@ -205,7 +206,7 @@ export function defineOperation<
     scope: spec.scope,
     costUnits: spec.costUnits,
     auth,
-    mcpTool: spec.mcpTool as A extends "session" | "signature" ? null : string,
+    mcpTool: spec.mcpTool as A extends "bearer" ? string : null,
     mcpHints,
     mcpRequiresIdempotencyKey: spec.mcpRequiresIdempotencyKey ?? false,
     mcpSendMode: spec.mcpSendMode ?? null,
