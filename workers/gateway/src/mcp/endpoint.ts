@@ -14,7 +14,7 @@ import { type Actor, authenticate } from "../pipeline/authenticate";
 import { gatewayCall } from "../pipeline/operation-call";
 import { routeTools } from "./route-tools";
 import { callRouteTool, type McpCaller } from "./tool-call";
-import { registerUtilityTools } from "./utility-tools";
+import { registerUtilityTools, utilityToolNames } from "./utility-tools";
 
 /** As for REST: a larger request is refused (413) before anything of it is parsed, or its credential looked up. */
 const maxRequestBytes = 1024 * 1024;
@@ -53,10 +53,30 @@ function challenged(error: unknown, origin: string): unknown {
   return new ApiError(error.code, error.message, error.details, headers, error.retryAfterMs);
 }
 
+/**
+ * The tool a `tools/call` names, read from the body the endpoint already holds. Registering every
+ * tool of the catalogue costs about a millisecond per request, as much as the rest of the SDK's work,
+ * so a call gets a server with its own tool only; `tools/list` and every other method get them all.
+ */
+function calledTool(body: string): string | null {
+  try {
+    const message = JSON.parse(body) as { method?: unknown; params?: { name?: unknown } } | null;
+    const name = message?.method === "tools/call" ? message.params?.name : null;
+    return typeof name === "string" ? name : null;
+  } catch {
+    return null; // not JSON: the SDK answers with its parse error
+  }
+}
+
 /** One server per request (stateless): the catalogue's tools and the utility tools, bound to this caller. */
-function mcpServer(caller: McpCaller): McpServer {
+function mcpServer(caller: McpCaller, only: string | null): McpServer {
   const server = new McpServer({ name: "crm-api", title: "CRM and inbox API", version: apiVersion }, { instructions });
-  for (const tool of routeTools(caller.origin)) {
+  const tools = routeTools(caller.origin);
+  // A call of a tool that does not exist gets them all, and the SDK's "not found" protocol error.
+  const exists = only !== null && (utilityToolNames.includes(only) || tools.some((tool) => tool.name === only));
+  const wanted = (name: string) => !exists || name === only;
+  for (const tool of tools) {
+    if (!wanted(tool.name)) continue;
     const { title, description, inputSchema, outputSchema, annotations } = tool;
     server.registerTool(
       tool.name,
@@ -64,7 +84,7 @@ function mcpServer(caller: McpCaller): McpServer {
       (args) => callRouteTool(caller, tool, args),
     );
   }
-  registerUtilityTools(server, caller);
+  registerUtilityTools(server, caller, wanted);
   return server;
 }
 
@@ -97,6 +117,7 @@ export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
   // One JSON-RPC message per POST since 2025-06-18; the SDK's 2025 transport would still serve an array.
   if (body.text.trimStart().startsWith("[")) return jsonRpcError(400, -32600, "Invalid Request: batch arrays are not supported");
   const caller: McpCaller = { call, actor, origin: url.origin, headers: request.headers };
-  const handler = createMcpHandler(() => mcpServer(caller), { legacy: "stateless", maxRequestBodySize: maxRequestBytes });
+  const only = calledTool(body.text);
+  const handler = createMcpHandler(() => mcpServer(caller, only), { legacy: "stateless", maxRequestBodySize: maxRequestBytes });
   return handler.fetch(new Request(request.url, { method: "POST", headers: request.headers, body: body.text }));
 }

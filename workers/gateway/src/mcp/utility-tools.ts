@@ -6,6 +6,8 @@ import type { McpCaller } from "./tool-call";
  * read nothing but what authentication already established.
  */
 
+export const utilityToolNames = ["auth_whoami"];
+
 const idString = { type: "string", minLength: 1 };
 
 const whoamiResult = fromJsonSchema({
@@ -34,7 +36,8 @@ const whoamiResult = fromJsonSchema({
   required: ["organizationId", "region", "actor", "credential", "scopes", "workspaceIds", "organizationRole"],
 });
 
-export function registerUtilityTools(server: McpServer, caller: McpCaller): void {
+export function registerUtilityTools(server: McpServer, caller: McpCaller, wanted: (name: string) => boolean): void {
+  if (!wanted("auth_whoami")) return;
   server.registerTool(
     "auth_whoami",
     {
