@@ -1,11 +1,13 @@
 import { ApiError, apiVersion, respondWithError } from "@crm/contracts";
 import {
   createMcpHandler,
+  isLegacyRequest,
   localhostAllowedHostnames,
   McpServer,
   originValidationResponse,
   readRequestBody,
   validateHostHeader,
+  WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { GatewayAppEnv, GatewayEnv } from "../env";
@@ -53,18 +55,38 @@ function challenged(error: unknown, origin: string): unknown {
   return new ApiError(error.code, error.message, error.details, headers, error.retryAfterMs);
 }
 
-/**
- * The tool a `tools/call` names, read from the body the endpoint already holds. Registering every
- * tool of the catalogue costs about a millisecond per request, as much as the rest of the SDK's work,
- * so a call gets a server with its own tool only; `tools/list` and every other method get them all.
- */
-function calledTool(body: string): string | null {
+/** The body as JSON, or undefined when it is not JSON (the SDK answers that with its parse error). */
+function parsed(body: string): unknown {
   try {
-    const message = JSON.parse(body) as { method?: unknown; params?: { name?: unknown } } | null;
-    const name = message?.method === "tools/call" ? message.params?.name : null;
-    return typeof name === "string" ? name : null;
+    return JSON.parse(body);
   } catch {
-    return null; // not JSON: the SDK answers with its parse error
+    return undefined;
+  }
+}
+
+/**
+ * The tool a `tools/call` names. Registering every tool of the catalogue costs about a millisecond
+ * per request, as much as the rest of the SDK's work, so a call gets a server with its own tool only;
+ * `tools/list` and every other method get them all.
+ */
+function calledTool(message: unknown): string | null {
+  const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+  const name = method === "tools/call" ? params?.name : null;
+  return typeof name === "string" ? name : null;
+}
+
+/**
+ * 2025-era requests (the `initialize` handshake and what follows it): the SDK's stateless transport,
+ * answering with JSON rather than an SSE stream, since one request here has one answer and nothing
+ * to stream before it (the SDK's own fallback always streams, a few milliseconds more per call).
+ */
+async function serveLegacy(server: McpServer, request: Request, message: unknown): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, message === undefined ? {} : { parsedBody: message });
+  } finally {
+    await server.close();
   }
 }
 
@@ -114,10 +136,13 @@ export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
   } catch (error) {
     return respondWithError(challenged(error, url.origin), c, call.requestId);
   }
+  const message = parsed(body.text);
   // One JSON-RPC message per POST since 2025-06-18; the SDK's 2025 transport would still serve an array.
-  if (body.text.trimStart().startsWith("[")) return jsonRpcError(400, -32600, "Invalid Request: batch arrays are not supported");
+  if (Array.isArray(message)) return jsonRpcError(400, -32600, "Invalid Request: batch arrays are not supported");
   const caller: McpCaller = { call, actor, origin: url.origin, headers: request.headers };
-  const only = calledTool(body.text);
-  const handler = createMcpHandler(() => mcpServer(caller, only), { legacy: "stateless", maxRequestBodySize: maxRequestBytes });
-  return handler.fetch(new Request(request.url, { method: "POST", headers: request.headers, body: body.text }));
+  const server = () => mcpServer(caller, calledTool(message));
+  const forwarded = new Request(request.url, { method: "POST", headers: request.headers, body: body.text });
+  if (await isLegacyRequest(forwarded, message)) return serveLegacy(server(), forwarded, message);
+  const modern = createMcpHandler(server, { legacy: "reject", maxRequestBodySize: maxRequestBytes });
+  return modern.fetch(forwarded, message === undefined ? {} : { parsedBody: message });
 }
