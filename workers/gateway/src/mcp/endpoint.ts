@@ -1,9 +1,9 @@
-import { ApiError, apiVersion, respondWithError } from "@crm/contracts";
+import { ApiError, respondWithError } from "@crm/contracts";
 import {
   createMcpHandler,
   isLegacyRequest,
   localhostAllowedHostnames,
-  McpServer,
+  type McpServer,
   originValidationResponse,
   readRequestBody,
   validateHostHeader,
@@ -14,15 +14,11 @@ import type { GatewayAppEnv, GatewayEnv } from "../env";
 import { mcpResourceMetadata } from "../oauth/resources";
 import { type Actor, authenticate } from "../pipeline/authenticate";
 import { gatewayCall } from "../pipeline/operation-call";
-import { routeTools } from "./route-tools";
-import { callRouteTool, type McpCaller } from "./tool-call";
-import { registerUtilityTools, utilityToolNames } from "./utility-tools";
+import { calledTool, mcpServer } from "./server";
+import type { McpCaller } from "./tool-call";
 
 /** As for REST: a larger request is refused (413) before anything of it is parsed, or its credential looked up. */
 const maxRequestBytes = 1024 * 1024;
-
-const instructions =
-  "Every route of the CRM and inbox REST API that takes a bearer token is a tool here, with the same arguments (path, query and body in one object), scopes, rate limits and token costs. List tools return one page `{ data, pagination }`: call again with `cursor` until `pagination.hasMore` is false. Writes take an `idempotencyKey` (required by records_create) so a retry never writes twice. Sending tools answer with a preview unless `sendMode` is `send` (or `draft`). Failures are results with isError and the API's error body `{ error: { code, message, requestId, details? } }`.";
 
 /**
  * The hostnames the endpoint answers for. The local stack answers on loopback names only, so a page
@@ -65,17 +61,6 @@ function parsed(body: string): unknown {
 }
 
 /**
- * The tool a `tools/call` names. Registering every tool of the catalogue costs about a millisecond
- * per request, as much as the rest of the SDK's work, so a call gets a server with its own tool only;
- * `tools/list` and every other method get them all.
- */
-function calledTool(message: unknown): string | null {
-  const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
-  const name = method === "tools/call" ? params?.name : null;
-  return typeof name === "string" ? name : null;
-}
-
-/**
  * 2025-era requests (the `initialize` handshake and what follows it): the SDK's stateless transport,
  * answering with JSON rather than an SSE stream, since one request here has one answer and nothing
  * to stream before it (the SDK's own fallback always streams, a few milliseconds more per call).
@@ -88,26 +73,6 @@ async function serveLegacy(server: McpServer, request: Request, message: unknown
   } finally {
     await server.close();
   }
-}
-
-/** One server per request (stateless): the catalogue's tools and the utility tools, bound to this caller. */
-function mcpServer(caller: McpCaller, only: string | null): McpServer {
-  const server = new McpServer({ name: "crm-api", title: "CRM and inbox API", version: apiVersion }, { instructions });
-  const tools = routeTools(caller.origin);
-  // A call of a tool that does not exist gets them all, and the SDK's "not found" protocol error.
-  const exists = only !== null && (utilityToolNames.includes(only) || tools.some((tool) => tool.name === only));
-  const wanted = (name: string) => !exists || name === only;
-  for (const tool of tools) {
-    if (!wanted(tool.name)) continue;
-    const { title, description, inputSchema, outputSchema, annotations } = tool;
-    server.registerTool(
-      tool.name,
-      { title, description, inputSchema, annotations, ...(outputSchema ? { outputSchema } : {}) },
-      (args) => callRouteTool(caller, tool, args),
-    );
-  }
-  registerUtilityTools(server, caller, wanted);
-  return server;
 }
 
 /**
