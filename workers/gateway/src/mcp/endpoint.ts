@@ -1,26 +1,24 @@
-import { ApiError, apiVersion, respondWithError } from "@crm/contracts";
+import { ApiError, respondWithError } from "@crm/contracts";
 import {
   createMcpHandler,
+  isLegacyRequest,
   localhostAllowedHostnames,
-  McpServer,
+  type McpServer,
   originValidationResponse,
   readRequestBody,
   validateHostHeader,
+  WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { GatewayAppEnv, GatewayEnv } from "../env";
 import { mcpResourceMetadata } from "../oauth/resources";
 import { type Actor, authenticate } from "../pipeline/authenticate";
 import { gatewayCall } from "../pipeline/operation-call";
-import { routeTools } from "./route-tools";
-import { callRouteTool, type McpCaller } from "./tool-call";
-import { registerUtilityTools, utilityToolNames } from "./utility-tools";
+import { calledTool, mcpServer } from "./server";
+import type { McpCaller } from "./tool-call";
 
 /** As for REST: a larger request is refused (413) before anything of it is parsed, or its credential looked up. */
 const maxRequestBytes = 1024 * 1024;
-
-const instructions =
-  "Every route of the CRM and inbox REST API that takes a bearer token is a tool here, with the same arguments (path, query and body in one object), scopes, rate limits and token costs. List tools return one page `{ data, pagination }`: call again with `cursor` until `pagination.hasMore` is false. Writes take an `idempotencyKey` (required by records_create) so a retry never writes twice. Sending tools answer with a preview unless `sendMode` is `send` (or `draft`). Failures are results with isError and the API's error body `{ error: { code, message, requestId, details? } }`.";
 
 /**
  * The hostnames the endpoint answers for. The local stack answers on loopback names only, so a page
@@ -53,39 +51,28 @@ function challenged(error: unknown, origin: string): unknown {
   return new ApiError(error.code, error.message, error.details, headers, error.retryAfterMs);
 }
 
-/**
- * The tool a `tools/call` names, read from the body the endpoint already holds. Registering every
- * tool of the catalogue costs about a millisecond per request, as much as the rest of the SDK's work,
- * so a call gets a server with its own tool only; `tools/list` and every other method get them all.
- */
-function calledTool(body: string): string | null {
+/** The body as JSON, or undefined when it is not JSON (the SDK answers that with its parse error). */
+function parsed(body: string): unknown {
   try {
-    const message = JSON.parse(body) as { method?: unknown; params?: { name?: unknown } } | null;
-    const name = message?.method === "tools/call" ? message.params?.name : null;
-    return typeof name === "string" ? name : null;
+    return JSON.parse(body);
   } catch {
-    return null; // not JSON: the SDK answers with its parse error
+    return undefined;
   }
 }
 
-/** One server per request (stateless): the catalogue's tools and the utility tools, bound to this caller. */
-function mcpServer(caller: McpCaller, only: string | null): McpServer {
-  const server = new McpServer({ name: "crm-api", title: "CRM and inbox API", version: apiVersion }, { instructions });
-  const tools = routeTools(caller.origin);
-  // A call of a tool that does not exist gets them all, and the SDK's "not found" protocol error.
-  const exists = only !== null && (utilityToolNames.includes(only) || tools.some((tool) => tool.name === only));
-  const wanted = (name: string) => !exists || name === only;
-  for (const tool of tools) {
-    if (!wanted(tool.name)) continue;
-    const { title, description, inputSchema, outputSchema, annotations } = tool;
-    server.registerTool(
-      tool.name,
-      { title, description, inputSchema, annotations, ...(outputSchema ? { outputSchema } : {}) },
-      (args) => callRouteTool(caller, tool, args),
-    );
+/**
+ * 2025-era requests (the `initialize` handshake and what follows it): the SDK's stateless transport,
+ * answering with JSON rather than an SSE stream, since one request here has one answer and nothing
+ * to stream before it (the SDK's own fallback always streams, a few milliseconds more per call).
+ */
+async function serveLegacy(server: McpServer, request: Request, message: unknown): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, message === undefined ? {} : { parsedBody: message });
+  } finally {
+    await server.close();
   }
-  registerUtilityTools(server, caller, wanted);
-  return server;
 }
 
 /**
@@ -114,10 +101,13 @@ export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
   } catch (error) {
     return respondWithError(challenged(error, url.origin), c, call.requestId);
   }
+  const message = parsed(body.text);
   // One JSON-RPC message per POST since 2025-06-18; the SDK's 2025 transport would still serve an array.
-  if (body.text.trimStart().startsWith("[")) return jsonRpcError(400, -32600, "Invalid Request: batch arrays are not supported");
+  if (Array.isArray(message)) return jsonRpcError(400, -32600, "Invalid Request: batch arrays are not supported");
   const caller: McpCaller = { call, actor, origin: url.origin, headers: request.headers };
-  const only = calledTool(body.text);
-  const handler = createMcpHandler(() => mcpServer(caller, only), { legacy: "stateless", maxRequestBodySize: maxRequestBytes });
-  return handler.fetch(new Request(request.url, { method: "POST", headers: request.headers, body: body.text }));
+  const server = () => mcpServer(caller, calledTool(message));
+  const forwarded = new Request(request.url, { method: "POST", headers: request.headers, body: body.text });
+  if (await isLegacyRequest(forwarded, message)) return serveLegacy(server(), forwarded, message);
+  const modern = createMcpHandler(server, { legacy: "reject", maxRequestBodySize: maxRequestBytes });
+  return modern.fetch(forwarded, message === undefined ? {} : { parsedBody: message });
 }
