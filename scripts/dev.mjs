@@ -7,6 +7,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { copyDocsAssets } from "./lib/docs-assets.mjs";
 
 const origin = "http://127.0.0.1:8787";
 const state = resolve(".wrangler/state");
@@ -45,6 +46,9 @@ writeFileSync(
   // Unsubscribe links in locally sent mail (.eml files wrangler names in its log) open on this stack.
   `${devVars({ GATEWAY_CONTEXT_SECRET: contextSecret, CURSOR_SECRET: secrets.CURSOR_SECRET, PUBLIC_ORIGIN: origin })}WEBHOOKS_ALLOW_LOOPBACK=true\n`,
 );
+
+// The gateway's [assets] directory: Scalar's build for the reference page at /api/v1/docs.
+copyDocsAssets();
 
 const quiet = { ...process.env, WRANGLER_LOG: "warn", X_LOCAL_OBSERVABILITY: "false", CI: "true" };
 for (const [database, config] of [

@@ -3,8 +3,8 @@ import { newId } from "@crm/db";
 import { drizzle } from "drizzle-orm/d1";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { apiReferencePage } from "./api-reference";
 import { consoleApp } from "./console/console-app";
-import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
 import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
@@ -54,7 +54,7 @@ export function createGateway() {
     }),
   );
   api.get("/openapi.json", (c) => c.json(openApiDocumentFor(new URL(c.req.url).origin)));
-  api.get("/docs", (c) => c.html(docsPage(openApiDocumentFor(new URL(c.req.url).origin))));
+  api.get("/docs", apiReferencePage);
   for (const removed of removedRoutes) {
     api.on(removed.method, removed.path, () => {
       throw new ApiError("route_removed", `${removed.method} ${removed.path} was removed from the API; see the change log`);
