@@ -60,6 +60,7 @@ export default defineConfig({
                 GATEWAY_CONTEXT_SECRET_US: contextSecrets.us,
                 GATEWAY_CONTEXT_SECRET_EU: contextSecrets.eu,
                 IDENTITY_SECRET: "test-identity-secret",
+                SSO_STORE_SECRET: "test-sso-store-secret",
                 DEV_TOOLS: "true",
                 RECEIVER_URL: inject("receiverUrl"),
                 CONTROL_MIGRATIONS: await readD1Migrations("migrations/control"),

@@ -14,6 +14,7 @@ const gatewaySecrets = {
   GATEWAY_CONTEXT_SECRET_US: contextSecrets.us,
   GATEWAY_CONTEXT_SECRET_EU: contextSecrets.eu,
   IDENTITY_SECRET: "stack-identity-secret",
+  SSO_STORE_SECRET: "stack-sso-store-secret",
   DEV_TOOLS: "true",
 };
 const regionSecrets = (region) => ({
