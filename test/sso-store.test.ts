@@ -226,6 +226,12 @@ describe("POST /internal/sso/store", () => {
     expect(left).toContain(recent);
   });
 
+  it("answers other methods with 405 and Allow, as every route", async () => {
+    const response = await call("/internal/sso/store");
+    await expectError(response, 405, "method_not_allowed");
+    expect(response.headers.get("allow")).toBe("POST");
+  });
+
   it("is not in the public OpenAPI document", async () => {
     const document = (await (await call("/openapi.json")).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(document.paths).filter((path) => path.startsWith("/internal"))).toEqual([]);

@@ -6,7 +6,7 @@ import { bodyLimit } from "hono/body-limit";
 import { apiReferencePage } from "./api-reference";
 import { consoleApp } from "./console/console-app";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
-import { internalRoutes } from "./internal-routes";
+import { internalRoutes, internalRoutesPrefix } from "./internal-routes";
 import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
 import type { GatewayCall, OperationRequest } from "./pipeline/operation-call";
@@ -68,7 +68,7 @@ export function createGateway() {
     );
   }
   // Outside the catalogue, hence not in the public document: routes for the platform's own services.
-  api.route("/internal", internalRoutes);
+  api.route(internalRoutesPrefix, internalRoutes);
   app.route("/api/v1", api);
   // The OAuth server lives at the origin, not under /api/v1: its issuer is the origin (DESIGN.md section 3).
   app.route("/", oauthRoutes);

@@ -29,6 +29,8 @@ function validPush(json: unknown): SsoConnectionPush {
  * timestamp (401), media type (415), JSON and schema (400), organization (404), then the nonce's
  * single use and the store in one batch (a replay is 401 and stores nothing).
  */
+export const internalRoutesPrefix = "/internal";
+
 export const internalRoutes = new Hono<GatewayAppEnv>().post("/sso/store", async (c) => {
   const body = await c.req.arrayBuffer();
   if (body.byteLength > maxPushBytes)
