@@ -12,8 +12,8 @@ export const scalarBundlePath = "/docs-assets/scalar/standalone.esm.js";
 /**
  * Scripts: the bundle and its chunks from this origin, plus the one inline script that starts it
  * (by nonce). Styles: Scalar renders `style="…"` attributes, which only `'unsafe-inline'` allows (a
- * nonce would turn that off). Requests, images and fonts: this origin only (fonts are the system's),
- * so the try-it client reaches this API and nothing else.
+ * nonce would turn that off). Requests and images: this origin only (images also inline `data:`);
+ * no fonts (the system's are used), no workers, so the try-it client reaches this API and nothing else.
  */
 const contentSecurityPolicy = (nonce: string) =>
   [
@@ -21,9 +21,7 @@ const contentSecurityPolicy = (nonce: string) =>
     `script-src 'self' 'nonce-${nonce}'`,
     "style-src 'self' 'unsafe-inline'",
     "connect-src 'self'",
-    "img-src 'self' data: blob:",
-    "font-src 'self' data:",
-    "worker-src 'self' blob:",
+    "img-src 'self' data:",
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
