@@ -20,6 +20,9 @@ function validPush(json: unknown): SsoConnectionPush {
   throw parsed.error;
 }
 
+/** Where the internal routes are mounted under `/api/v1`. */
+export const internalRoutesPrefix = "/internal";
+
 /**
  * Routes for the platform's own services, outside the route catalogue and so outside the public
  * OpenAPI document, the MCP tools and the auth matrix; each authenticates its caller itself.
@@ -29,8 +32,6 @@ function validPush(json: unknown): SsoConnectionPush {
  * timestamp (401), media type (415), JSON and schema (400), organization (404), then the nonce's
  * single use and the store in one batch (a replay is 401 and stores nothing).
  */
-export const internalRoutesPrefix = "/internal";
-
 export const internalRoutes = new Hono<GatewayAppEnv>().post("/sso/store", async (c) => {
   const body = await c.req.arrayBuffer();
   if (body.byteLength > maxPushBytes)
