@@ -82,6 +82,8 @@ describe("the API reference page", () => {
     // The try-it client: paste alice's key, open List workspaces, send.
     await page.getByPlaceholder("Token").first().fill(alice.apiKey);
     await page.getByRole("link", { name: "List workspaces" }).first().click();
+    // Its response is `{ data: [$ref Workspace] }`: the example shows the component's own properties.
+    await page.getByText('"isInheritedAccess"').first().waitFor({ state: "attached" });
     await page
       .getByRole("button", { name: /Test Request.*get \/workspaces/ })
       .first()
