@@ -476,11 +476,11 @@ list p50 / get p50 with ${meetingCount} meetings: ${(list.p50 / one.p50).toFixed
 }
 
 /**
- * The `tools/call` of `workspaces_list` exactly as the SDK's v2 client sends it at MCP revision
- * 2026-07-28 (recorded once from the client, then replayed by the load generator), and its answer
- * checked: a tool error is a 200 too, which the load generator alone would count as a success.
+ * The `tools/call` of `name` exactly as the SDK's v2 client sends it at MCP revision 2026-07-28
+ * (recorded once from the client, then replayed by the load generator), and its answer checked: a
+ * tool error is a 200 too, which the load generator alone would count as a success.
  */
-async function recordedToolCall(mcpUrl, auth) {
+async function recordedToolCall(mcpUrl, auth, name) {
   let recorded;
   const client = new Client({ name: "bench", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
@@ -492,58 +492,61 @@ async function recordedToolCall(mcpUrl, auth) {
     },
   });
   await client.connect(transport);
-  const result = await client.callTool({ name: "workspaces_list", arguments: {} });
+  const result = await client.callTool({ name, arguments: {} });
   const protocolVersion = transport.protocolVersion;
   await client.close();
-  if (result.isError || !Array.isArray(result.structuredContent?.data)) {
-    throw new Error(`workspaces_list answered ${JSON.stringify(result)}`);
-  }
+  if (result.isError || !result.structuredContent) throw new Error(`${name} answered ${JSON.stringify(result)}`);
   if (!recorded) throw new Error("the client sent no tools/call request");
-  return { ...recorded, protocolVersion };
+  return { request: { method: "POST", headers: recorded.headers, body: recorded.body }, protocolVersion };
 }
 
 /**
  * `workspaces_list` through `POST /mcp` against `GET /workspaces` with the same key: the MCP
- * endpoint's own cost (Host/Origin checks, authentication, the server and its tool list, JSON-RPC)
- * on top of the same pipeline. REST and MCP alternate in short rounds as in the OAuth section; the
- * bare Hono handler is measured before them, the baseline every section is read against.
+ * endpoint's own cost (Host/Origin checks, authentication, the server and its tool, JSON-RPC) on top
+ * of the same pipeline. Diagnostic: `auth_whoami`, the endpoint and the SDK with a tool that reads
+ * nothing. The three alternate in short rounds as in the OAuth section; the bare Hono handler is
+ * measured before them, the baseline every section is read against.
  */
 async function mcpSection(stack, auth) {
   const restUrl = new URL("/api/v1/workspaces", stack.url).href;
   const mcpUrl = new URL("/mcp", stack.url).href;
-  const call = await recordedToolCall(mcpUrl, auth);
-  const mcp = { method: "POST", headers: call.headers, body: call.body };
+  const workspaces = await recordedToolCall(mcpUrl, auth, "workspaces_list");
+  const whoami = await recordedToolCall(mcpUrl, auth, "auth_whoami");
+  const surfaces = [
+    ["rest", "REST GET /workspaces", restUrl, { headers: auth }],
+    ["mcp", "MCP tools/call workspaces_list", mcpUrl, workspaces.request],
+    ["whoami", "(diagnostic) MCP tools/call auth_whoami", mcpUrl, whoami.request],
+  ];
   const bare = await startBare();
   const rounds = 10;
   const roundMs = durationMs / rounds;
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   console.log(
-    `\nMCP workspaces_list vs REST GET /workspaces, one key (MCP ${call.protocolVersion}; bare ${durationMs / 1000} s, then ${rounds} alternating rounds of ${roundMs / 1000} s each, medians, ${new Date().toISOString()})\n`,
+    `\nMCP workspaces_list vs REST GET /workspaces, one key (MCP ${workspaces.protocolVersion}; bare ${durationMs / 1000} s, then ${rounds} alternating rounds of ${roundMs / 1000} s each, medians, ${new Date().toISOString()})\n`,
   );
   console.log(header);
   const ratios = {};
   for (const connections of [1, 32]) {
     console.log(row(`bare Hono + 1 D1 read, c=${connections}`, await load(bare.url, { connections, durationMs })));
-    const runs = { rest: [], mcp: [] };
+    const runs = Object.fromEntries(surfaces.map(([surface]) => [surface, []]));
     for (let round = 0; round < rounds; round++) {
-      runs.rest.push(await load(restUrl, { connections, durationMs: roundMs, headers: auth, warmupMs: 200 }));
-      runs.mcp.push(await load(mcpUrl, { connections, durationMs: roundMs, warmupMs: 200, ...mcp }));
+      for (const [surface, , url, request] of surfaces) {
+        runs[surface].push(await load(url, { connections, durationMs: roundMs, warmupMs: 200, ...request }));
+      }
     }
-    for (const [surface, name] of [
-      ["rest", "REST GET /workspaces"],
-      ["mcp", "MCP tools/call workspaces_list"],
-    ]) {
+    for (const [surface, name] of surfaces) {
       const figure = Object.fromEntries(
         ["rps", "p50", "p99"].map((metric) => [metric, median(runs[surface].map((run) => run[metric]))]),
       );
       console.log(row(`${name}, c=${connections}`, figure));
     }
-    const perRound = (metric) => median(runs.mcp.map((run, round) => run[metric] / runs.rest[round][metric]));
-    ratios[connections] = { p50: perRound("p50"), rps: perRound("rps") };
+    const perRound = (surface, metric) => median(runs[surface].map((run, round) => run[metric] / runs.rest[round][metric]));
+    ratios[connections] = { p50: perRound("mcp", "p50"), rps: perRound("mcp", "rps"), whoamiP50: perRound("whoami", "p50") };
   }
   console.log(`
 MCP p50 / REST p50 at c=1 (median of rounds): ${ratios[1].p50.toFixed(2)} (target <= 1.3)
 MCP rps / REST rps at c=32 (median of rounds): ${ratios[32].rps.toFixed(2)} (target >= 0.7)
+auth_whoami p50 / REST p50 at c=1: ${ratios[1].whoamiP50.toFixed(2)} (the endpoint and the SDK without the pipeline)
 `);
   await bare.mf.dispose();
 }
