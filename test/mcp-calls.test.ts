@@ -112,6 +112,37 @@ for (const [name, connect] of Object.entries(clients)) {
       await client.close();
     });
 
+    it("returns bytes that are not JSON (an attachment) as a blob resource with their content type", async () => {
+      const { alice, sales } = await cast();
+      const conversations = (await (
+        await call(`/inbox/conversations?workspaceId=${sales.id}&limit=100`, { key: alice.apiKey })
+      ).json()) as Page<{
+        id: string;
+        hasAttachments: boolean;
+      }>;
+      const withFile = conversations.data.find((conversation) => conversation.hasAttachments);
+      const messages = (await (
+        await call(`/inbox/conversations/${withFile?.id}/messages`, { key: alice.apiKey })
+      ).json()) as Page<{
+        id: string;
+        attachments: { id: string; contentType: string }[];
+      }>;
+      const message = messages.data.find((candidate) => candidate.attachments.length > 0);
+      const attachment = message?.attachments[0] as { id: string; contentType: string };
+      const client = await connect(alice.apiKey);
+      const result = await client.callTool({
+        name: "inbox_attachments_get",
+        arguments: { messageId: message?.id, attachmentId: attachment.id },
+      });
+      const [content] = result.content as { type: string; resource: { mimeType: string; blob: string } }[];
+      const rest = await call(`/inbox/messages/${message?.id}/attachments/${attachment.id}`, { key: alice.apiKey });
+      expect(content?.type).toBe("resource");
+      expect(content?.resource.mimeType).toBe(rest.headers.get("content-type"));
+      const bytes = Uint8Array.from(atob(content?.resource.blob ?? ""), (char) => char.charCodeAt(0));
+      expect(bytes).toEqual(new Uint8Array(await rest.arrayBuffer()));
+      await client.close();
+    });
+
     it("answers API failures as results with isError and the REST error body", async () => {
       const { alice } = await cast();
       const client = await connect(alice.apiKey);
