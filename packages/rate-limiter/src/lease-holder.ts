@@ -5,10 +5,29 @@ import type { Admittance, RateWindow, RefusingWindow, TightestWindow } from "./w
 export type LeaseCounters = (window: RateWindow, want: number, settlements: Settlement[]) => Promise<LeaseGrant>;
 
 /**
- * Runs `task` after `delayMs`, kept alive past the response that scheduled it (`waitUntil`): how
- * an idle isolate still gives its unused slots back when its leases end.
+ * What the holder does through the request it serves. The Workers runtime lets a request await
+ * only its own I/O, so a request never awaits another's call to an object: it waits with `pause`
+ * (a timer of its own) until the call's outcome is in the holder's memory.
  */
-export type Deferral = (delayMs: number, task: () => Promise<void>) => void;
+export interface RequestIo {
+  readonly counters: LeaseCounters;
+  /** Waits a moment (a millisecond) on the request's own timer. */
+  readonly pause: () => Promise<void>;
+  /**
+   * Runs `task` after `delayMs`, kept alive past the response (`waitUntil`): how an idle isolate
+   * still gives its unused slots back when its leases end.
+   */
+  readonly defer?: (delayMs: number, task: () => Promise<void>) => void;
+}
+
+/** A call to an object that waits longer than this is taken for lost (its request was cancelled): waiters ask again. */
+const ABANDONED_CALL_MS = 2_000;
+
+/** A call to a counter's object; its outcome, once there, is what every request waiting on it reads. */
+interface CounterCall {
+  readonly startedAt: number;
+  outcome: { readonly refusal: RefusingWindow | null } | { readonly failure: unknown } | null;
+}
 
 /** A lease as the isolate holds it; times are the isolate's clock. */
 interface HeldLease {
@@ -31,7 +50,7 @@ interface CounterState {
   /** Leases finished with, reported on the next call to the object. */
   settlements: Settlement[];
   /** The call to the object in flight, if any: one at a time per key, so settlements and grants keep their order. */
-  calling: Promise<RefusingWindow | null> | null;
+  calling: CounterCall | null;
   /** Requests waiting for a slot of this key. */
   waiting: number;
   /** Slots to ask for next, from the demand the last lease met. */
@@ -43,7 +62,7 @@ interface CounterState {
  * a slot of every window that applies, and otherwise asks the objects it lacks a slot of, in
  * parallel. Slots are taken from every window at once, after every call has returned, so a refused
  * request takes nothing: the slots it would have used stay in their leases. Pure apart from the
- * injected clock, counters and deferral, so that simulations can run many isolates.
+ * injected clock and `RequestIo`, so that simulations can run many isolates.
  */
 export class LeaseHolder {
   readonly #clock: () => number;
@@ -58,14 +77,14 @@ export class LeaseHolder {
     this.#clock = clock;
   }
 
-  async admit(windows: readonly RateWindow[], counters: LeaseCounters, defer?: Deferral): Promise<Admittance> {
+  async admit(windows: readonly RateWindow[], io: RequestIo): Promise<Admittance> {
     if (windows.length === 0) throw new RangeError("admit needs at least one window");
     try {
       for (;;) {
         const now = this.#clock();
         const lacking = windows.filter((window) => !this.#holdsSlot(this.#state(window), now));
         if (lacking.length === 0) return this.#take(windows, now);
-        const refusals = (await Promise.all(lacking.map((window) => this.#replenish(window, counters)))).filter(
+        const refusals = (await Promise.all(lacking.map((window) => this.#replenish(window, io)))).filter(
           (refusal): refusal is RefusingWindow => refusal !== null,
         );
         if (refusals.length > 0) {
@@ -75,7 +94,7 @@ export class LeaseHolder {
         }
       }
     } finally {
-      if (defer) this.#scheduleReturn(counters, defer);
+      this.#scheduleReturn(io);
     }
   }
 
@@ -89,10 +108,11 @@ export class LeaseHolder {
     for (const [key, state] of this.#counters) {
       this.#holdsSlot(state, now);
       if (state.calling) continue;
-      if (state.settlements.length > 0) calls.push(this.#call(state, 0, counters).catch(() => null));
+      if (state.settlements.length > 0) calls.push(this.#call(state, 0, counters));
       else if (!state.lease && state.waiting === 0) this.#counters.delete(key);
     }
-    await Promise.all(calls);
+    // A settlement whose call failed stays queued for the next call to its object.
+    await Promise.allSettled(calls);
   }
 
   #state(window: RateWindow): CounterState {
@@ -147,61 +167,73 @@ export class LeaseHolder {
     return { allowed: true, tightest: tightest as TightestWindow };
   }
 
-  /** Gets the key a lease: waits for the call in flight, or makes one. Null once slots may be there; the refusal otherwise. */
-  async #replenish(window: RateWindow, counters: LeaseCounters): Promise<RefusingWindow | null> {
+  /**
+   * Gets the key a lease: waits for the call in flight (polling, see `RequestIo`), or makes one.
+   * Null once slots may be there; the refusal otherwise.
+   */
+  async #replenish(window: RateWindow, io: RequestIo): Promise<RefusingWindow | null> {
     const state = this.#state(window);
     state.waiting += 1;
     try {
-      if (state.calling) return await state.calling;
-      return await this.#call(state, Math.max(state.waiting, state.demand), counters);
+      const inFlight = state.calling;
+      if (inFlight && this.#clock() - inFlight.startedAt < ABANDONED_CALL_MS) {
+        while (!inFlight.outcome && this.#clock() - inFlight.startedAt < ABANDONED_CALL_MS) await io.pause();
+        const outcome = inFlight.outcome;
+        if (outcome && "failure" in outcome) throw outcome.failure;
+        if (outcome) return outcome.refusal;
+      }
+      return await this.#call(state, Math.max(state.waiting, state.demand), io.counters);
     } finally {
       state.waiting -= 1;
     }
   }
 
-  #call(state: CounterState, want: number, counters: LeaseCounters): Promise<RefusingWindow | null> {
+  async #call(state: CounterState, want: number, counters: LeaseCounters): Promise<RefusingWindow | null> {
     const window = state.window;
     const settlements = state.settlements;
     state.settlements = [];
     const askedAt = this.#clock();
+    const call: CounterCall = { startedAt: askedAt, outcome: null };
+    state.calling = call;
     this.calls += 1;
-    const calling = (async (): Promise<RefusingWindow | null> => {
-      try {
-        const grant = await counters(window, want, settlements);
-        if (grant.slots > 0 && grant.leaseId) {
-          const receivedAt = this.#clock();
-          state.lease = {
-            id: grant.leaseId,
-            askedAt,
-            endsAt: askedAt + grant.durationMs,
-            slots: grant.slots,
-            usedAfterMs: [],
-            remainingElsewhere: grant.remaining,
-            elsewhereFreesAt: grant.resetMs === null ? null : receivedAt + grant.resetMs,
-          };
-          this.#lastLeaseEnd = Math.max(this.#lastLeaseEnd, state.lease.endsAt);
-          return null;
-        }
-        if (want === 0) return null;
+    try {
+      const grant = await counters(window, want, settlements);
+      let refusal: RefusingWindow | null = null;
+      if (grant.slots > 0 && grant.leaseId) {
+        // A lease still held (a call taken for lost came back after all) is settled, not dropped.
+        if (state.lease) this.#retire(state, state.lease, this.#clock());
+        const receivedAt = this.#clock();
+        state.lease = {
+          id: grant.leaseId,
+          askedAt,
+          endsAt: askedAt + grant.durationMs,
+          slots: grant.slots,
+          usedAfterMs: [],
+          remainingElsewhere: grant.remaining,
+          elsewhereFreesAt: grant.resetMs === null ? null : receivedAt + grant.resetMs,
+        };
+        this.#lastLeaseEnd = Math.max(this.#lastLeaseEnd, state.lease.endsAt);
+      } else if (want > 0) {
         const { scope, limit, windowMs } = window;
-        return { scope, limit, windowMs, retryAfterMs: grant.retryAfterMs };
-      } catch (failure) {
-        // Settling twice is harmless (the object ignores a lease it no longer has); losing a settlement is not.
-        state.settlements.unshift(...settlements);
-        throw failure;
-      } finally {
-        state.calling = null;
+        refusal = { scope, limit, windowMs, retryAfterMs: grant.retryAfterMs };
       }
-    })();
-    state.calling = calling;
-    return calling;
+      call.outcome = { refusal };
+      return refusal;
+    } catch (failure) {
+      // Settling twice is harmless (the object ignores a lease it no longer has); losing a settlement is not.
+      state.settlements.unshift(...settlements);
+      call.outcome = { failure };
+      throw failure;
+    } finally {
+      if (state.calling === call) state.calling = null;
+    }
   }
 
   /** Schedules the return of the leases held now for when the last of them ends, unless one is scheduled as late. */
-  #scheduleReturn(counters: LeaseCounters, defer: Deferral): void {
-    if (this.#lastLeaseEnd <= this.#returnAt) return;
+  #scheduleReturn(io: RequestIo): void {
+    if (!io.defer || this.#lastLeaseEnd <= this.#returnAt) return;
     this.#returnAt = this.#lastLeaseEnd;
     // One millisecond after the end: a lease is over once the clock has passed `endsAt`.
-    defer(Math.max(0, this.#returnAt - this.#clock()) + 1, () => this.returnEnded(counters));
+    io.defer(Math.max(0, this.#returnAt - this.#clock()) + 1, () => this.returnEnded(io.counters));
   }
 }

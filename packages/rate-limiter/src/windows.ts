@@ -1,5 +1,5 @@
 import { clientAddressKey } from "./client-address";
-import { type Deferral, type LeaseCounters, LeaseHolder } from "./lease-holder";
+import { type LeaseCounters, LeaseHolder, type RequestIo } from "./lease-holder";
 import type { RateLimiter } from "./limiter-object";
 
 export type WindowScope = "organization" | "workspace" | "identity" | "api_key" | "route" | "platform" | "ip";
@@ -147,8 +147,9 @@ export function leaseCounters(namespace: DurableObjectNamespace<RateLimiter>): L
 export function admit(
   namespace: DurableObjectNamespace<RateLimiter>,
   windows: readonly RateWindow[],
-  defer?: Deferral,
+  defer?: RequestIo["defer"],
   holder: LeaseHolder = isolateLeases,
 ): Promise<Admittance> {
-  return holder.admit(windows, leaseCounters(namespace), defer);
+  const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+  return holder.admit(windows, { counters: leaseCounters(namespace), pause, defer });
 }

@@ -2,12 +2,12 @@ import { ApiError, type Operation } from "@crm/contracts";
 import {
   admit as admitToWindows,
   anonymousWindow,
-  type Deferral,
   inboundWindows,
   platformWindow,
   RATE_LIMITS,
   type RateWindow,
   type RefusingWindow,
+  type RequestIo,
   rateLimitHeaders,
   scaledBudgets,
   windowsFor,
@@ -94,7 +94,7 @@ function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequ
 
 /** Runs a task after a delay, kept alive past the response: how leases an idle isolate holds go back when they end. */
 export const deferral =
-  (call: GatewayCall): Deferral =>
+  (call: GatewayCall): NonNullable<RequestIo["defer"]> =>
   (delayMs, task) =>
     call.executionCtx.waitUntil(scheduler.wait(delayMs).then(task));
 
