@@ -8,6 +8,7 @@ import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
 import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
+import { limiterCallsRoutes } from "./pipeline/limiter-calls-route";
 import type { GatewayCall, OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
 import { allowedMethods } from "./route-matcher";
@@ -71,6 +72,7 @@ export function createGateway() {
   app.route("/", oauthRoutes);
   app.route("/__dev", seedRoutes);
   app.route("/__dev/oauth", oauthDevRoutes);
+  app.route("/__dev", limiterCallsRoutes);
   app.route("/console", consoleApp());
 
   app.notFound((c) => {
