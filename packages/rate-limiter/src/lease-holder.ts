@@ -135,14 +135,21 @@ export class LeaseHolder {
   }
 
   /**
-   * Queues the lease's settlement and sizes the next one from the demand it met: twice the slots of
-   * a lease used up before its end, a quarter more than the uses of one that ran to its end.
+   * Queues the lease's settlement and sizes the next one from the demand it met: a lease that ran
+   * to its end asks for a quarter more than its uses; one used up early, for what its pace would
+   * use in a whole lease (a quarter more, and at most sixteen times its slots, so that two requests
+   * arriving together do not read as an endless rate).
    */
   #retire(state: CounterState, lease: HeldLease, now: number): void {
     state.lease = null;
     state.settlements.push({ leaseId: lease.id, usedAfterMs: lease.usedAfterMs });
-    const usedUp = lease.usedAfterMs.length >= lease.slots && now < lease.endsAt;
-    state.demand = usedUp ? lease.slots * 2 : Math.max(1, Math.ceil(lease.usedAfterMs.length * 1.25));
+    const used = lease.usedAfterMs.length;
+    const durationMs = lease.endsAt - lease.askedAt;
+    const elapsedMs = Math.max(1, now - lease.askedAt);
+    state.demand =
+      used >= lease.slots && now < lease.endsAt
+        ? Math.min(lease.slots * 16, Math.ceil((used * durationMs * 1.25) / elapsedMs))
+        : Math.max(1, Math.ceil(used * 1.25));
   }
 
   /** Takes one slot of every window (each holds one) and reports the tightest. */
