@@ -2,6 +2,7 @@ import { regional } from "@crm/db";
 import { and, asc, inArray, isNull, lt, or } from "drizzle-orm";
 import type { Database, RegionEnv } from "../../env";
 import type { EventMessage } from "./messages";
+import { sendInBatches } from "./queue-batches";
 
 const { eventOutbox } = regional;
 
@@ -41,7 +42,8 @@ export async function dispatchOutbox(
       .where(inArray(eventOutbox.id, claimable))
       .returning();
     if (rows.length === 0) return sent;
-    await env.EVENTS.sendBatch(
+    await sendInBatches(
+      env.EVENTS,
       rows.map((row) => ({
         body: {
           eventId: row.id,
@@ -52,6 +54,7 @@ export async function dispatchOutbox(
           payload: row.payload,
         } as EventMessage,
       })),
+      (body) => body.payload.length * 3,
     );
     await db
       .update(eventOutbox)
