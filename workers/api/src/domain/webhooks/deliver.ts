@@ -41,13 +41,16 @@ export async function deliverBatch(db: Database, env: Env, batch: MessageBatch<D
   await Promise.all(
     [...groupBy(unreserved, (message) => message.workspaceId)].map(async ([workspaceId, messages]) => {
       const waits = await env.WEBHOOK_BURST.get(env.WEBHOOK_BURST.idFromName(workspaceId)).reserve(messages.length);
-      messages.forEach((message, i) => {
+      for (const [i, message] of messages.entries()) {
         const waitMs = waits[i] ?? 0;
-        if (waitMs === 0) return admitted.push(message);
+        if (waitMs === 0) {
+          admitted.push(message);
+          continue;
+        }
         const slot = { ...message, notBefore: now + waitMs, burstSlot: true };
         holds.push(slot);
         requeued.push(later(slot, slot.notBefore, now));
-      });
+      }
     }),
   );
   await runBatch(
