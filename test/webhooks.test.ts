@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { regional } from "@crm/db";
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -383,6 +383,25 @@ describe("at-least-once delivery", () => {
       .from(eventOutbox)
       .where(eq(eventOutbox.id, eventId));
     expect(swept?.queuedAt).not.toBeNull();
+  });
+
+  it("dispatches an outbox of hundreds of events in one go (each claim stays within D1's 100 bound parameters)", async () => {
+    const workspaceId = `ws_drain${unique()}`;
+    const now = Date.now();
+    await env.US_DB.prepare(
+      `with recursive seq(n) as (select 0 union all select n + 1 from seq where n < 249)
+       insert into event_outbox (id, organization_id, workspace_id, object_type_id, type, payload, created_at, queued_at, claimed_at)
+       select ?1 || printf('%04d', n), 'org', ?2, null, 'record.created', json_object('n', n), ?3, null, null from seq`,
+    )
+      .bind(`evt_drain${unique()}`, workspaceId, now)
+      .run();
+    expect(await dispatchOutbox(drizzle(env.US_DB), { EVENTS: env.EVENTS_US })).toBeGreaterThanOrEqual(250);
+    const { eventOutbox } = regional;
+    const left = await drizzle(env.US_DB)
+      .select({ id: eventOutbox.id })
+      .from(eventOutbox)
+      .where(and(eq(eventOutbox.workspaceId, workspaceId), isNull(eventOutbox.queuedAt)));
+    expect(left).toEqual([]);
   });
 
   it("sends a delivery queued twice (a batch redelivered after a crash) once while its lane holds it", async () => {

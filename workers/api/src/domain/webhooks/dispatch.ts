@@ -8,6 +8,8 @@ const { eventOutbox } = regional;
 
 /** A claim not followed by `queued_at` within this time was left by a dispatcher that died. */
 const claimLeaseMs = 60_000;
+/** Rows claimed at a time: marking them queued binds one parameter per id and the time, and D1 binds at most 100. */
+const claimSize = 99;
 
 /**
  * Moves events from the outbox to the events Queue: right after each write (off the response
@@ -35,7 +37,7 @@ export async function dispatchOutbox(
         ),
       )
       .orderBy(asc(eventOutbox.createdAt))
-      .limit(100);
+      .limit(claimSize);
     const rows = await db
       .update(eventOutbox)
       .set({ claimedAt: Date.now() })
