@@ -448,6 +448,12 @@ async function outboxDrain(stack, { receiver, secret, support, people }) {
   });
   if (trigger.status !== 201) throw new Error(`the trigger creation answered ${trigger.status}`);
   const drainRate = (drainCount + 1) / (((await drained) - started) / 1000);
+  const phases = await db
+    .prepare(
+      "select (select min(claimed_at) from event_outbox where id like 'evt_drain%') as claimed0, (select max(queued_at) from event_outbox where id like 'evt_drain%') as queued1, (select min(created_at) from webhook_attempts where event_id like 'evt_drain%') as sent0, (select max(created_at) from webhook_attempts where event_id like 'evt_drain%') as sent1",
+    )
+    .all();
+  console.log("DEBUG", JSON.stringify(phases.results));
   const bareRate = await bareLoop(receiver, secret, drainCount);
   console.log(`Outbox drain: ${drainCount} events already in the outbox, through the Queues and lanes to the verifying receiver
 drained: ${Math.round(drainRate)} events/s; bare loop (sign + post from Node, c=8, ${drainCount} events): ${Math.round(bareRate)} events/s

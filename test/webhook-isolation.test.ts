@@ -41,13 +41,16 @@ const received = async (path: string) => (await (await fetch(`${env.RECEIVER_URL
 const program = (path: string, responses: { status: number }[]) =>
   fetch(`${env.RECEIVER_URL}/__program${path}`, { method: "POST", body: JSON.stringify(responses) });
 
-/** Polls until `done`; the guard only stops a test that would otherwise hang. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, guardMs = 40_000): Promise<T> {
+/**
+ * Polls until `done`, every `everyMs` (API reads count against the route's window of 120 a
+ * minute); the guard only stops a test that would otherwise hang.
+ */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, guardMs = 60_000, everyMs = 100): Promise<T> {
   const deadline = Date.now() + guardMs;
   for (;;) {
     const value = await read();
     if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 
@@ -115,16 +118,21 @@ describe("isolation per endpoint", () => {
     const failing = await until(
       () => stuck.endpointState(hanging[0] as string),
       (state) => state.status === "failing",
+      30_000,
+      500,
     );
     expect(failing.lastFailure).toBe("Timed out after 1.5 s");
     expect(failing.consecutiveFailures).toBeGreaterThanOrEqual(1);
 
     // Nothing lost: each of the 100 deliveries made its four attempts (1 + the three retries) and failed.
+    await until(
+      async () => Promise.all(hanging.map((id) => stuck.deliveries(id))),
+      (results) => results.every((result) => result.statistics.failed === 20),
+      60_000,
+      4_000,
+    );
     for (const webhookId of hanging) {
-      const { statistics, data } = await until(
-        () => stuck.deliveries(webhookId),
-        (result) => result.statistics.failed === 20,
-      );
+      const { statistics, data } = await stuck.deliveries(webhookId);
       expect(statistics).toEqual({ delivered: 0, failed: 20, pending: 0, rateLimited: 0 });
       const byDelivery = Map.groupBy(data, (attempt) => attempt.deliveryId);
       expect(byDelivery.size).toBe(20);
@@ -159,6 +167,8 @@ describe("isolation per endpoint", () => {
     const { statistics } = await until(
       () => place.deliveries(webhookId),
       (result) => result.statistics.delivered === failureThreshold,
+      30_000,
+      500,
     );
     expect(statistics).toEqual({ delivered: failureThreshold, failed: 0, pending: 0, rateLimited: 0 });
     // Each delivery reached the endpoint twice: its 503, and the delivery after the recovery.

@@ -20,7 +20,7 @@ const leaseMarginMs = 10_000;
 /** The subscription is read again after this long: a deletion or deactivation stops deliveries within a second. */
 const subscriptionFreshMs = 1_000;
 /** At most this many statements per D1 batch of attempt rows. */
-const maxStatementsPerWrite = 50;
+const maxStatementsPerWrite = 100;
 
 /** A delivery the lane keeps until it ends: due at `run_at` (or leased until then while out); `held` while the breaker is open. */
 interface LaneRow extends Record<string, SqlStorageValue> {
@@ -61,6 +61,8 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
   readonly #schedule: number[];
   #breaker: BreakerState;
   #inFlight = 0;
+  /** The alarm this object set last (null once it fired): saves a storage write per delivery. */
+  #alarmAt: number | null = null;
   #subscription: { row: WebhookRow | undefined; at: number } | null = null;
   #loading: Promise<WebhookRow | undefined> | null = null;
   #writes: PendingWrite[] = [];
@@ -109,6 +111,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
   }
 
   override alarm(): void {
+    this.#alarmAt = null;
     this.#pump();
   }
 
@@ -131,12 +134,15 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     void this.#wakeAt(now);
   }
 
-  /** Leases up to `count` due deliveries: a lane evicted while they are out sends them again once the lease ends. */
+  /**
+   * Leases up to `count` due deliveries: a lane evicted while they are out sends them again once the
+   * lease ends. A leased delivery is no longer `held`, so closing the breaker does not send it twice.
+   */
   #claim(now: number, count: number): LaneRow[] {
     if (count <= 0) return [];
     return this.ctx.storage.sql
       .exec<LaneRow>(
-        "update deliveries set run_at = ? where delivery_id in (select delivery_id from deliveries where run_at <= ? order by run_at limit ?) returning *",
+        "update deliveries set run_at = ?, held = 0 where delivery_id in (select delivery_id from deliveries where run_at <= ? order by run_at limit ?) returning *",
         now + this.#timeoutMs + leaseMarginMs,
         now,
         count,
@@ -152,9 +158,10 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     const { at } = this.ctx.storage.sql
       .exec<{ at: number | null }>("select min(run_at) as at from deliveries where run_at > ?", now)
       .one();
-    if (at === null) return;
-    const alarm = await this.ctx.storage.getAlarm();
-    if (alarm === null || alarm <= now || alarm > at) await this.ctx.storage.setAlarm(at);
+    // An earlier alarm still to come is kept: firing early only runs the pump, which sets the next one.
+    if (at === null || (this.#alarmAt !== null && this.#alarmAt > now && this.#alarmAt <= at)) return;
+    this.#alarmAt = at;
+    await this.ctx.storage.setAlarm(at);
   }
 
   #setBreaker(state: BreakerState): void {
@@ -166,8 +173,19 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       this.ctx.storage.sql.exec("update deliveries set run_at = ?, held = 0 where held = 1", Date.now());
   }
 
+  /**
+   * One delivery out: the connection slot is given back as soon as the receiver answered (or did
+   * not), and the outcome is written after, so slots are never held waiting for D1.
+   */
   async #attempt(row: LaneRow, probe: boolean): Promise<void> {
     this.#inFlight++;
+    let sending = true;
+    const release = () => {
+      if (!sending) return;
+      sending = false;
+      this.#inFlight--;
+      this.#pump();
+    };
     try {
       const message = JSON.parse(row.message) as DeliveryMessage;
       const webhook = await this.#subscriptionRow(message.webhookId);
@@ -193,14 +211,14 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
           this.#firstProbeWaitMs,
         ),
       );
+      release();
       await this.#conclude(row, message, webhook, result, now);
     } catch (error) {
       // The row stays leased and goes again when the lease ends; a probe that did not conclude lets the next one go.
       if (probe && this.#breaker.probing) this.#setBreaker({ ...this.#breaker, probing: false });
       console.error(JSON.stringify({ message: "webhook delivery failed to conclude", error: String(error) }));
     } finally {
-      this.#inFlight--;
-      this.#pump();
+      release();
     }
   }
 
