@@ -165,7 +165,11 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
   }
 
   #setBreaker(state: BreakerState): void {
-    const wasOpen = this.#breaker.openUntil !== null;
+    const before = this.#breaker;
+    // Most attempts leave a healthy breaker as it was: no write, which would hold the next request
+    // back behind the output gate until it is stored.
+    if (JSON.stringify(before) === JSON.stringify(state)) return;
+    const wasOpen = before.openUntil !== null;
     this.#breaker = state;
     this.ctx.storage.kv.put("breaker", state);
     // Closed again: what waited for the endpoint goes now, not at its next retry.
