@@ -145,9 +145,11 @@ describe("isolation per endpoint", () => {
         ]);
         for (const attempt of attempts)
           expect(attempt.error).toMatch(/^(Timed out after 1\.5 s|Not sent: the endpoint failed \d+ times in a row)/);
-        // Each retry waited at least its turn of the schedule (1 s, less the 10% jitter).
+        // Each retry waited at least its turn of the schedule (1 s, less the 10% jitter), and no attempt came before its time.
         for (const retrying of attempts.filter((attempt) => attempt.status === "retrying"))
           expect((retrying.nextAttemptAt ?? 0) - retrying.createdAt).toBeGreaterThanOrEqual(900);
+        for (const [i, later] of attempts.slice(0, -1).entries())
+          expect(later.createdAt).toBeGreaterThanOrEqual(attempts[i + 1]?.nextAttemptAt ?? 0);
       }
     }
     // The open breaker held most of them back: far fewer requests reached the endpoint than attempts were made.

@@ -298,6 +298,8 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       openUntil === null ? 0 : 1,
       row.delivery_id,
     );
+    // The alarm was set while the delivery was out, for the end of its lease: the retry comes sooner.
+    await this.#wakeAt(Date.now());
   }
 
   #forget(row: LaneRow): void {
