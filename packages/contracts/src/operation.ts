@@ -16,6 +16,7 @@ export const tagDescriptions = {
   Integrations: "Connections of meeting-notes and calling providers, and the signed webhooks they send",
   Usage: "Token usage of the organization",
   "API keys": "Your API keys, managed with a console session (never with a key or token)",
+  Public: "Published without credentials: the integrations catalogue and the change log",
 } as const;
 export type Tag = keyof typeof tagDescriptions;
 
@@ -53,6 +54,8 @@ function methodHints(method: Method): Omit<McpHints, "title"> {
   };
 }
 
+type McpToolName<A extends AuthKind> = A extends "bearer" ? string : A extends "none" ? string | null : null;
+
 interface OperationSpec<
   M extends Method,
   P extends string,
@@ -72,9 +75,10 @@ interface OperationSpec<
   auth?: A;
   /**
    * Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). Session
-   * and signed operations have none: MCP clients hold bearer tokens (DESIGN.md section 11).
+   * and signed operations have none: MCP clients hold bearer tokens (DESIGN.md section 11); a public
+   * one may have none (the integrations catalogue and change log are for people and platforms).
    */
-  mcpTool: A extends "session" | "signature" ? null : string;
+  mcpTool: McpToolName<A>;
   /** Where the tool's hints differ from what the method implies (a POST that only reads, say); the title defaults to the summary. */
   mcpHints?: Partial<McpHints>;
   /**
@@ -119,7 +123,10 @@ const isPaginated = (request: RouteConfig["request"] | undefined) =>
 /** Success responses carry the headers every success carries (request id, rate limits, cost). */
 const withSuccessHeaders = <Res extends RouteConfig["responses"]>(responses: Res, write: boolean) =>
   Object.fromEntries(
-    Object.entries(responses).map(([status, response]) => [status, { ...response, headers: successHeaders(write) }]),
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...successHeaders(write), ...("headers" in response ? response.headers : {}) } },
+    ]),
   ) as Res;
 
 /** The zod-openapi route of an operation, keeping the literal method, path and schemas for typed handlers. */
@@ -193,7 +200,7 @@ export function defineOperation<
     scope: spec.scope,
     costUnits: spec.costUnits,
     auth,
-    mcpTool: spec.mcpTool as A extends "session" | "signature" ? null : string,
+    mcpTool: spec.mcpTool as McpToolName<A>,
     mcpHints,
     servedBy: (spec.servedBy ?? "region") as S,
     route,

@@ -1,0 +1,180 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { catalogue } from "./catalogue";
+import { type EventType, eventDataSchemas, eventDescriptions, eventSchema, eventTypes } from "./events";
+import { standaloneJsonSchema } from "./json-schema";
+import type { openApiDocument } from "./openapi";
+import type { Integration } from "./operations/public";
+
+/**
+ * The published integrations of `GET /public/integrations/crm` (DESIGN.md section 12). What they
+ * expose is read from the route catalogue and the event definitions, never restated: the automation
+ * platform's triggers are the event types with the JSON Schema of each event as delivered, its
+ * actions the public write operations with the JSON Schema of their input, both taken from the
+ * OpenAPI document the gateway serves.
+ */
+
+type Json = Record<string, unknown>;
+type OpenApiDocument = ReturnType<typeof openApiDocument>;
+interface DocumentedOperation {
+  summary: string;
+  description: string;
+  parameters?: { name: string; in: string; required?: boolean; schema: Json; description?: string }[];
+  requestBody?: { required?: boolean; content: Record<string, { schema: Json }> };
+}
+
+/** `meeting.transcript_ready` → `Meeting transcript ready`. */
+const triggerName = (type: EventType) => {
+  const words = type.replace(/[._]/g, " ");
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
+};
+
+/** `meeting.transcript_ready` → `MeetingTranscriptReadyEvent`, the event's name among the schemas. */
+const eventComponent = (type: EventType) =>
+  `${type
+    .split(/[._]/)
+    .map((word) => `${word.charAt(0).toUpperCase()}${word.slice(1)}`)
+    .join("")}Event`;
+
+/** Each event as delivered (the envelope with its type's `data`), generated as the document's schemas are. */
+function eventJsonSchemas(): Map<EventType, Json> {
+  const generator = new OpenAPIHono();
+  for (const type of eventTypes) {
+    const delivered = z.object({ ...eventSchema.shape, type: z.literal(type), data: eventDataSchemas[type] });
+    generator.openAPIRegistry.register(eventComponent(type), delivered);
+  }
+  const components = generator.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Events", version: "1" } }).components
+    ?.schemas as Record<string, Json>;
+  return new Map(
+    eventTypes.map((type) => [type, standaloneJsonSchema({ $ref: `#/components/schemas/${eventComponent(type)}` }, components)]),
+  );
+}
+
+function triggers(): Integration["triggers"] {
+  const schemas = eventJsonSchemas();
+  return eventTypes.map((type) => ({
+    key: type,
+    name: triggerName(type),
+    description: eventDescriptions[type],
+    payloadSchema: schemas.get(type) as Json,
+  }));
+}
+
+/** A write operation's input as one object: its path and query parameters and its JSON body. */
+function inputSchema(operation: DocumentedOperation): Json {
+  const properties: Json = {};
+  const required: string[] = [];
+  for (const place of ["path", "query"] as const) {
+    const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in === place);
+    if (parameters.length === 0) continue;
+    properties[place] = {
+      type: "object",
+      properties: Object.fromEntries(
+        parameters.map((parameter) => [
+          parameter.name,
+          parameter.description ? { ...parameter.schema, description: parameter.description } : parameter.schema,
+        ]),
+      ),
+      required: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+      additionalProperties: false,
+    };
+    if (parameters.some((parameter) => parameter.required)) required.push(place);
+  }
+  const body = operation.requestBody?.content["application/json"]?.schema;
+  if (body) {
+    properties.body = body;
+    if (operation.requestBody?.required) required.push("body");
+  }
+  return { type: "object", properties, required, additionalProperties: false };
+}
+
+function actions(document: OpenApiDocument): Integration["actions"] {
+  const paths = document.paths as Record<string, Record<string, DocumentedOperation>>;
+  const components = document.components?.schemas as Record<string, Json>;
+  return catalogue
+    .filter((operation) => operation.auth === "bearer" && operation.method !== "get")
+    .map((operation) => {
+      const documented = paths[operation.path]?.[operation.method] as DocumentedOperation;
+      return {
+        key: operation.operationId,
+        name: documented.summary,
+        description: documented.description,
+        method: operation.method.toUpperCase() as Integration["actions"][number]["method"],
+        path: operation.path,
+        scope: operation.scope,
+        inputSchema: standaloneJsonSchema(inputSchema(documented), components),
+      };
+    });
+}
+
+/** A small square logo as an SVG `data:` URL: served with the entry, so it needs no host of its own. */
+const logo = (drawing: string, color: string) =>
+  `data:image/svg+xml,${encodeURIComponent(
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="${color}"/><g fill="none" stroke="#fff" stroke-width="4" stroke-linecap="round" stroke-linejoin="round">${drawing}</g></svg>`,
+  )}`;
+
+/** When an integration became available: the date of the change-log release that published it. */
+const releasedOn = (date: string) => Date.parse(`${date}T00:00:00Z`);
+
+/** The published integrations, for the gateway at `origin` whose OpenAPI document is `document`. */
+export function publishedIntegrations(origin: string, document: OpenApiDocument): Integration[] {
+  const reference = `${origin}/api/v1/docs`;
+  return [
+    {
+      slug: "automation-platform",
+      name: "Automation platform",
+      tagline: "Start workflows on CRM and inbox events, and write back to the CRM",
+      description:
+        "Connect the CRM to an automation platform with an API key or an OAuth app. Its 14 instant triggers are webhook subscriptions (`POST /webhooks`) to one event type each, delivered within seconds and signed as Standard Webhooks; its actions are the API's write operations, run with the credential's scopes and limits.",
+      categories: ["automation", "webhooks"],
+      logoUrl: logo('<path d="M36 10 18 36h14l-4 18 18-26H32z"/>', "#f97316"),
+      docsUrl: `${reference}#tag/webhooks`,
+      publishedAt: releasedOn("2026-11-23"),
+      triggers: triggers(),
+      actions: actions(document),
+    },
+    {
+      slug: "meeting-notes",
+      name: "Meeting notes",
+      tagline: "Meetings, participants, recordings and transcripts from your meeting-notes tool",
+      description:
+        "An admin connects the tool to a workspace (`POST /integrations/connections` with `provider: meeting_notes`) and gives it the connection's inbound URL and signing secret. The tool posts signed events; meetings are kept with their participants, participants are matched to people records by e-mail, and transcript action items become tasks on those records.",
+      categories: ["meetings", "productivity"],
+      logoUrl: logo('<rect x="16" y="12" width="32" height="40" rx="4"/><path d="M24 24h16M24 32h16M24 40h10"/>', "#7c3aed"),
+      docsUrl: `${reference}#tag/integrations`,
+      publishedAt: releasedOn("2026-11-23"),
+      triggers: [],
+      actions: [],
+    },
+    {
+      slug: "calling",
+      name: "Calling",
+      tagline: "Calls from your phone system, with status, duration and recording",
+      description:
+        "An admin connects the calling provider to a workspace (`POST /integrations/connections` with `provider: calling`). The provider posts signed call events (`call.started`, `call.ended`, `call.recording_ready`) to the connection's inbound URL; each call is kept as a meeting with its status, duration and recording.",
+      categories: ["calling", "telephony"],
+      logoUrl: logo(
+        '<path d="M22 14h-6a4 4 0 0 0-4 4c0 19 15 34 34 34a4 4 0 0 0 4-4v-6l-9-4-5 5c-6-3-11-8-14-14l5-5z"/>',
+        "#0891b2",
+      ),
+      docsUrl: `${reference}#tag/integrations`,
+      publishedAt: releasedOn("2026-11-23"),
+      triggers: [],
+      actions: [],
+    },
+    {
+      slug: "mcp",
+      name: "AI assistants (MCP)",
+      tagline: "Let an AI assistant read and update the CRM and the inbox, within your permissions",
+      description: `Add \`${origin}/mcp\` as a remote MCP server (Streamable HTTP) in any MCP client. It signs in with OAuth (dynamic client registration, PKCE) or an API key, and gets one tool per API operation, under the same scopes, rate limits and token costs as the API; sending mail asks for confirmation first.`,
+      categories: ["ai", "assistants"],
+      logoUrl: logo(
+        '<circle cx="20" cy="32" r="6"/><circle cx="44" cy="20" r="6"/><circle cx="44" cy="44" r="6"/><path d="M26 29l12-6M26 35l12 6"/>',
+        "#2563eb",
+      ),
+      docsUrl: reference,
+      publishedAt: releasedOn("2026-11-23"),
+      triggers: [],
+      actions: [],
+    },
+  ];
+}
