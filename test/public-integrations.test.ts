@@ -2,7 +2,7 @@ import { Validator } from "@cfworker/json-schema";
 import { catalogue, openApiDocument } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { asc, eq } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectStatus, objectTypesOf, unique } from "./crm";
 import { regionDb } from "./fixtures";
 import { deliver as deliverMail, mailWorkspace, rawMessage } from "./mail";
