@@ -44,9 +44,7 @@ function eventJsonSchemas(): Map<EventType, Json> {
   }
   const components = generator.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Events", version: "1" } }).components
     ?.schemas as Record<string, Json>;
-  return new Map(
-    eventTypes.map((type) => [type, standaloneJsonSchema({ $ref: `#/components/schemas/${eventComponent(type)}` }, components)]),
-  );
+  return new Map(eventTypes.map((type) => [type, standaloneJsonSchema(components[eventComponent(type)] as Json, components)]));
 }
 
 function triggers(): Integration["triggers"] {
