@@ -61,6 +61,18 @@ describe("GET /public/integrations/crm and /{slug}: the published integrations, 
     for (const id of tenantIds) expect(text).not.toContain(id);
   });
 
+  it("are documented as public: `security: []`, free, and no MCP tool", () => {
+    const document = openApiDocument("http://127.0.0.1:8787") as unknown as {
+      paths: Record<string, Record<string, { security: unknown[]; "x-token-cost": number; "x-mcp-tool"?: string }>>;
+    };
+    for (const path of ["/public/integrations/crm", "/public/integrations/crm/{slug}", "/changelog"]) {
+      const entry = document.paths[path]?.get;
+      expect(entry?.security, path).toEqual([]);
+      expect(entry?.["x-token-cost"]).toBe(0);
+      expect(entry?.["x-mcp-tool"]).toBeUndefined();
+    }
+  });
+
   it("answers one entry by its slug, the same as in the list; an unknown slug is 404 in the envelope", async () => {
     for (const entry of await integrations()) {
       const response = await call(`/public/integrations/crm/${entry.slug}`);
