@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { copyDocsAssets } from "./scripts/lib/docs-assets.mjs";
 
 /**
  * Tests run in workerd through the Workers vitest plugin: the gateway is the Worker under test
@@ -7,6 +8,9 @@ import { defineConfig } from "vitest/config";
  * writes, each with its own D1, reached over the real service bindings. The test Worker also binds
  * the two regional databases (same ids) so tests can check where data lives.
  */
+// The gateway's [assets] directory (Scalar's build for the docs page) must exist before miniflare reads wrangler.toml.
+copyDocsAssets();
+
 const regionDatabase = { us: "crm-us-test", eu: "crm-eu-test" } as const;
 /** The attachment bucket of each region, bound to the test Worker too, to read what the regions keep there. */
 const regionBucket = { us: "crm-attachments-us-test", eu: "crm-attachments-eu-test" } as const;
@@ -56,6 +60,7 @@ export default defineConfig({
                 GATEWAY_CONTEXT_SECRET_US: contextSecrets.us,
                 GATEWAY_CONTEXT_SECRET_EU: contextSecrets.eu,
                 IDENTITY_SECRET: "test-identity-secret",
+                SSO_STORE_SECRET: "test-sso-store-secret",
                 DEV_TOOLS: "true",
                 RECEIVER_URL: inject("receiverUrl"),
                 CONTROL_MIGRATIONS: await readD1Migrations("migrations/control"),
