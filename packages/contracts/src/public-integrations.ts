@@ -1,8 +1,9 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { catalogue } from "./catalogue";
+import { catalogue, operations } from "./catalogue";
 import { type EventType, eventDataSchemas, eventDescriptions, eventSchema, eventTypes } from "./events";
 import { standaloneJsonSchema } from "./json-schema";
 import type { openApiDocument } from "./openapi";
+import type { Operation } from "./operation";
 import type { Integration } from "./operations/public";
 
 /**
@@ -113,6 +114,9 @@ const logo = (drawing: string, color: string) =>
 /** When an integration became available: the date of the change-log release that published it. */
 const releasedOn = (date: string) => Date.parse(`${date}T00:00:00Z`);
 
+/** The docs page's anchor of the group an operation is in (`#tag/<slug of its tag>`, as the API reference page names them). */
+const referenceAnchor = (operation: Operation) => `#tag/${operation.tag.toLowerCase().replaceAll(" ", "-")}`;
+
 /** The published integrations, for the gateway at `origin` whose OpenAPI document is `document`. */
 export function publishedIntegrations(origin: string, document: OpenApiDocument): Integration[] {
   const reference = `${origin}/api/v1/docs`;
@@ -125,7 +129,7 @@ export function publishedIntegrations(origin: string, document: OpenApiDocument)
         "Connect the CRM to an automation platform with an API key or an OAuth app. Its 14 instant triggers are webhook subscriptions (`POST /webhooks`) to one event type each, delivered within seconds and signed as Standard Webhooks; its actions are the API's write operations, run with the credential's scopes and limits.",
       categories: ["automation", "webhooks"],
       logoUrl: logo('<path d="M36 10 18 36h14l-4 18 18-26H32z"/>', "#f97316"),
-      docsUrl: `${reference}#tag/webhooks`,
+      docsUrl: `${reference}${referenceAnchor(operations.createWebhook)}`,
       publishedAt: releasedOn("2026-11-23"),
       triggers: triggers(),
       actions: actions(document),
@@ -138,7 +142,7 @@ export function publishedIntegrations(origin: string, document: OpenApiDocument)
         "An admin connects the tool to a workspace (`POST /integrations/connections` with `provider: meeting_notes`) and gives it the connection's inbound URL and signing secret. The tool posts signed events; meetings are kept with their participants, participants are matched to people records by e-mail, and transcript action items become tasks on those records.",
       categories: ["meetings", "productivity"],
       logoUrl: logo('<rect x="16" y="12" width="32" height="40" rx="4"/><path d="M24 24h16M24 32h16M24 40h10"/>', "#7c3aed"),
-      docsUrl: `${reference}#tag/integrations`,
+      docsUrl: `${reference}${referenceAnchor(operations.receiveMeetingNotesEvent)}`,
       publishedAt: releasedOn("2026-11-23"),
       triggers: [],
       actions: [],
@@ -154,7 +158,7 @@ export function publishedIntegrations(origin: string, document: OpenApiDocument)
         '<path d="M22 14h-6a4 4 0 0 0-4 4c0 19 15 34 34 34a4 4 0 0 0 4-4v-6l-9-4-5 5c-6-3-11-8-14-14l5-5z"/>',
         "#0891b2",
       ),
-      docsUrl: `${reference}#tag/integrations`,
+      docsUrl: `${reference}${referenceAnchor(operations.receiveCallingEvent)}`,
       publishedAt: releasedOn("2026-11-23"),
       triggers: [],
       actions: [],
