@@ -35,10 +35,10 @@ describe("GET /changelog: the dated change log, without a credential", () => {
       ...catalogue.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`),
       ...removedRoutes.map((route) => `${route.method} ${route.path}`),
     ]);
-    // What is neither a catalogue nor a removed route is the document, the docs page or at the origin (the type says which).
+    // What is neither a catalogue nor a removed route is the document, the docs page, internal or at the origin (the type says which).
     const elsewhere = [...named].filter((route) => !served.has(route));
     for (const route of elsewhere)
-      expect(route).toMatch(/^[A-Z]+ (\/openapi\.json|\/docs|\/oauth\/|\/\.well-known\/|\/console\/|\/mcp$)/);
+      expect(route).toMatch(/^[A-Z]+ (\/openapi\.json|\/docs|\/internal\/|\/oauth\/|\/\.well-known\/|\/console\/|\/mcp$)/);
   });
 
   it("lists each removed route as a removal, and each still answers 410 route_removed", async () => {

@@ -12,8 +12,9 @@ import type { changeCategories } from "./operations/public";
  *
  * `category` is `addition`, `behaviour_change` or `removal` (the reference's categories). `summary` is
  * Markdown, one paragraph. `routes` names every route the change concerns as `METHOD /path`, paths
- * relative to `{base_url}` as in the catalogue (a typo does not compile), or at the origin for the OAuth
- * server, the console and the MCP endpoint; an empty list means a change of the API as a whole.
+ * relative to `{base_url}` as in the catalogue (a typo does not compile; internal routes start with
+ * `/internal/`), or at the origin for the OAuth server, the console and the MCP endpoint; an empty
+ * list means a change of the API as a whole.
  */
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -23,10 +24,12 @@ type CatalogueRoute = {
 type RemovedRoute = `${(typeof removedRoutes)[number]["method"]} ${(typeof removedRoutes)[number]["path"]}`;
 /** Served by the gateway under `{base_url}` but not operations of the catalogue. */
 type DocumentRoute = "GET /openapi.json" | "GET /docs";
+/** Under `{base_url}` for the platform's own services, outside the catalogue and the public document. */
+type InternalRoute = `${Method} /internal/${string}`;
 /** Outside `{base_url}`: the OAuth server and its metadata, the console, the MCP endpoint. */
 type OriginRoute = `${Method} ${`/oauth/${string}` | `/.well-known/${string}` | `/console/${string}` | "/mcp"}`;
 
-export type ChangelogRoute = CatalogueRoute | RemovedRoute | DocumentRoute | OriginRoute;
+export type ChangelogRoute = CatalogueRoute | RemovedRoute | DocumentRoute | InternalRoute | OriginRoute;
 
 export interface Change {
   category: (typeof changeCategories)[number];
@@ -56,6 +59,18 @@ export const changelog: Release[] = [
         summary:
           "`GET /changelog`: this change log as JSON (`{ entries: [{ date, category, summary, routes }] }`, newest first), public and cacheable like the integrations catalogue; `CHANGELOG.md` is generated from the same source.",
         routes: ["GET /changelog"],
+      },
+      {
+        category: "addition",
+        summary:
+          "`POST /internal/sso/store` for the identity service: an organization's SSO connection (`organizationId`, `protocol` saml or oidc, `domains`, `metadataUrl` or `issuer`, `enforced`), signed with HMAC-SHA-256 over `timestamp.nonce.body` (`x-sso-timestamp`, `x-sso-nonce`, `x-sso-signature`); a wrong signature, a timestamp more than 5 minutes off or a nonce used before is 401 and stores nothing. Internal: not in the public OpenAPI document.",
+        routes: ["POST /internal/sso/store"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "The API reference at `/docs` is Scalar's reference page over the OpenAPI document: schemas resolved, descriptions rendered as Markdown, and a try-it client that sends requests to this origin with a pasted key. It is served from the gateway's own assets and loads nothing from elsewhere.",
+        routes: ["GET /docs"],
       },
     ],
   },

@@ -121,7 +121,7 @@ const changelogEntrySchema = z
     summary: outputText(4_000).openapi({ description: "Markdown" }),
     routes: z.array(outputText(300)).max(100).openapi({
       description:
-        "`METHOD /path` of every route the change concerns; paths relative to `{base_url}`, except the OAuth server, console and MCP endpoint, which are at the origin (`/oauth/…`, `/.well-known/…`, `/console…`, `/mcp`)",
+        "`METHOD /path` of every route the change concerns; paths relative to `{base_url}`, except the OAuth server, console and MCP endpoint, which are at the origin (`/oauth/…`, `/.well-known/…`, `/console/…`, `/mcp`). Empty when the change concerns the API as a whole.",
     }),
   })
   .openapi("ChangelogEntry");
