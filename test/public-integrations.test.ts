@@ -106,24 +106,32 @@ describe("GET /public/integrations/crm and /{slug}: the published integrations, 
     const writes = catalogue.filter((operation) => operation.auth === "bearer" && operation.method !== "get");
     expect(actions.map((action) => action.key)).toEqual(writes.map((operation) => operation.operationId));
     const document = openApiDocument("http://127.0.0.1:8787") as unknown as {
-      paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema: { example?: unknown } }[] }>>;
-      components: { schemas: Record<string, { example?: unknown }> };
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            parameters?: { name: string; in: string; schema: { example?: unknown } }[];
+            requestBody?: { content: Record<string, { schema: { $ref?: string; example?: Json } }> };
+          }
+        >
+      >;
+      components: { schemas: Record<string, { example?: Json }> };
     };
     for (const [index, operation] of writes.entries()) {
       const action = actions[index] as Integration["actions"][number];
       expect(action).toMatchObject({ method: operation.method.toUpperCase(), path: operation.path, scope: operation.scope });
-      // The request a client would send, from the examples of the document: it must pass; an unknown property must not.
-      const input: Record<string, Json> = {};
-      for (const parameter of document.paths[operation.path]?.[operation.method]?.parameters ?? []) {
-        if (parameter.in !== "path" && parameter.in !== "query") continue;
-        input[parameter.in] = { ...input[parameter.in], [parameter.name]: parameter.schema.example };
-      }
-      const body = (action.inputSchema.properties as Json).body as Json | undefined;
-      const bodyRef = (body?.$ref as string | undefined)?.replace("#/$defs/", "");
-      if (bodyRef) input.body = document.components.schemas[bodyRef]?.example as Json;
-      const result = validates(action.inputSchema, input);
-      expect(result.errors, `${action.key}: ${JSON.stringify(input)}`).toEqual([]);
-      expect(validates(action.inputSchema, { ...input, extra: true }).valid).toBe(false);
+      // The arguments a client would send, from the document's examples, in one object as MCP tools take
+      // them: they must pass, and an argument the operation does not have must not.
+      const documented = document.paths[operation.path]?.[operation.method];
+      const input: Json = {};
+      for (const parameter of documented?.parameters ?? [])
+        if (parameter.in === "path" || parameter.in === "query") input[parameter.name] = parameter.schema.example;
+      const body = documented?.requestBody?.content["application/json"]?.schema;
+      const bodyExample = body?.$ref ? document.components.schemas[body.$ref.split("/").pop() as string]?.example : body?.example;
+      Object.assign(input, bodyExample);
+      expect(validates(action.inputSchema, input).errors, `${action.key}: ${JSON.stringify(input)}`).toEqual([]);
+      expect(validates(action.inputSchema, { ...input, notAnArgument: true }).valid).toBe(false);
     }
   });
 

@@ -1,9 +1,9 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { catalogue, operations } from "./catalogue";
 import { type EventType, eventDataSchemas, eventDescriptions, eventSchema, eventTypes } from "./events";
-import { standaloneJsonSchema } from "./json-schema";
 import type { openApiDocument } from "./openapi";
 import type { Operation } from "./operation";
+import { documentJsonSchema, type JsonSchema, operationArguments } from "./operation-json-schemas";
 import type { Integration } from "./operations/public";
 
 /**
@@ -14,14 +14,7 @@ import type { Integration } from "./operations/public";
  * OpenAPI document the gateway serves.
  */
 
-type Json = Record<string, unknown>;
 type OpenApiDocument = ReturnType<typeof openApiDocument>;
-interface DocumentedOperation {
-  summary: string;
-  description: string;
-  parameters?: { name: string; in: string; required?: boolean; schema: Json; description?: string }[];
-  requestBody?: { required?: boolean; content: Record<string, { schema: Json }> };
-}
 
 /** `meeting.transcript_ready` → `Meeting transcript ready`. */
 const triggerName = (type: EventType) => {
@@ -36,16 +29,22 @@ const eventComponent = (type: EventType) =>
     .map((word) => `${word.charAt(0).toUpperCase()}${word.slice(1)}`)
     .join("")}Event`;
 
+/** Published schemas say which JSON Schema they are written in. */
+const dialect = (schema: JsonSchema): JsonSchema => ({ $schema: "https://json-schema.org/draft/2020-12/schema", ...schema });
+
 /** Each event as delivered (the envelope with its type's `data`), generated as the document's schemas are. */
-function eventJsonSchemas(): Map<EventType, Json> {
+function eventJsonSchemas(): Map<EventType, JsonSchema> {
   const generator = new OpenAPIHono();
   for (const type of eventTypes) {
     const delivered = z.object({ ...eventSchema.shape, type: z.literal(type), data: eventDataSchemas[type] });
     generator.openAPIRegistry.register(eventComponent(type), delivered);
   }
-  const components = generator.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Events", version: "1" } }).components
-    ?.schemas as Record<string, Json>;
-  return new Map(eventTypes.map((type) => [type, standaloneJsonSchema(components[eventComponent(type)] as Json, components)]));
+  const document = generator.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Events", version: "1" } });
+  const components = document.components?.schemas as Record<string, JsonSchema>;
+  // The event itself at the root; the resources it carries (Record, Task, …) in `$defs`.
+  return new Map(
+    eventTypes.map((type) => [type, dialect(documentJsonSchema(document, components[eventComponent(type)] as JsonSchema))]),
+  );
 }
 
 function triggers(): Integration["triggers"] {
@@ -54,55 +53,24 @@ function triggers(): Integration["triggers"] {
     key: type,
     name: triggerName(type),
     description: eventDescriptions[type],
-    payloadSchema: schemas.get(type) as Json,
+    payloadSchema: schemas.get(type) as JsonSchema,
   }));
 }
 
-/** A write operation's input as one object: its path and query parameters and its JSON body. */
-function inputSchema(operation: DocumentedOperation): Json {
-  const properties: Json = {};
-  const required: string[] = [];
-  for (const place of ["path", "query"] as const) {
-    const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in === place);
-    if (parameters.length === 0) continue;
-    properties[place] = {
-      type: "object",
-      properties: Object.fromEntries(
-        parameters.map((parameter) => [
-          parameter.name,
-          parameter.description ? { ...parameter.schema, description: parameter.description } : parameter.schema,
-        ]),
-      ),
-      required: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
-      additionalProperties: false,
-    };
-    if (parameters.some((parameter) => parameter.required)) required.push(place);
-  }
-  const body = operation.requestBody?.content["application/json"]?.schema;
-  if (body) {
-    properties.body = body;
-    if (operation.requestBody?.required) required.push("body");
-  }
-  return { type: "object", properties, required, additionalProperties: false };
-}
-
+/** The public write operations, each taking its arguments as its MCP tool does: path, query and body properties in one object. */
 function actions(document: OpenApiDocument): Integration["actions"] {
-  const paths = document.paths as Record<string, Record<string, DocumentedOperation>>;
-  const components = document.components?.schemas as Record<string, Json>;
   return catalogue
     .filter((operation) => operation.auth === "bearer" && operation.method !== "get")
-    .map((operation) => {
-      const documented = paths[operation.path]?.[operation.method] as DocumentedOperation;
-      return {
-        key: operation.operationId,
-        name: documented.summary,
-        description: documented.description,
-        method: operation.method.toUpperCase() as Integration["actions"][number]["method"],
-        path: operation.path,
-        scope: operation.scope,
-        inputSchema: standaloneJsonSchema(inputSchema(documented), components),
-      };
-    });
+    .map((operation) => ({
+      key: operation.operationId,
+      // defineOperation requires both.
+      name: operation.route.summary as string,
+      description: operation.route.description as string,
+      method: operation.method.toUpperCase() as Integration["actions"][number]["method"],
+      path: operation.path,
+      scope: operation.scope,
+      inputSchema: dialect(operationArguments(document, operation).schema),
+    }));
 }
 
 /** A small square logo as an SVG `data:` URL: served with the entry, so it needs no host of its own. */
