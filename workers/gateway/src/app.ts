@@ -10,6 +10,7 @@ import { internalRoutes, internalRoutesPrefix } from "./internal-routes";
 import { serveMcp } from "./mcp/endpoint";
 import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
+import { limiterCallsRoutes } from "./pipeline/limiter-calls-route";
 import { gatewayCall, type OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
 import { allowedMethods } from "./route-matcher";
@@ -72,6 +73,7 @@ export function createGateway() {
   app.route("/", oauthRoutes);
   app.route("/__dev", seedRoutes);
   app.route("/__dev/oauth", oauthDevRoutes);
+  app.route("/__dev", limiterCallsRoutes);
   app.route("/console", consoleApp());
 
   app.notFound((c) => {
