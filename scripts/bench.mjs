@@ -3,8 +3,9 @@
 // measured in the same run: a bare Hono handler doing one D1 read by key.
 //   npm run bench            all scenarios
 //   npm run bench -- --quick shorter runs (for a smoke test)
-//   npm run bench -- --only=pipeline|records|webhooks|oauth|inbox|meetings|mcp   one scenario
-//   npm run bench -- --only=records --records=1000000                 the records at another size
+//   npm run bench -- --only=pipeline|records|webhooks|oauth|inbox|meetings|mcp|catalogue   one scenario
+//   npm run bench -- --only=records --records=1000000                                    the records at another size
+import { gzipSync } from "node:zlib";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
@@ -730,6 +731,59 @@ auth_whoami p50 / REST p50 at c=1: ${ratios[1].whoamiP50.toFixed(2)} (the endpoi
   await bare.mf.dispose();
 }
 
+/**
+ * The public integrations catalogue and change log: what building the catalogue costs an isolate
+ * once (the OpenAPI document and the event schemas generated, in Node's V8 like workerd's), then the
+ * served answers against the bare handler and the authenticated pipeline in the same run.
+ */
+async function catalogueSection(stack, auth) {
+  const outfile = `${buildDir}/bench-catalogue/contracts.mjs`;
+  await build({
+    entryPoints: ["packages/contracts/src/index.ts"],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile,
+    logLevel: "warning",
+  });
+  const { openApiDocument, publishedIntegrations } = await import(`${process.cwd()}/${outfile}`);
+  // The gateway shares one OpenAPI document per isolate between /openapi.json, the docs and the catalogue.
+  const documentMs = [];
+  const catalogueMs = [];
+  for (let run = 0; run < 20; run++) {
+    const origin = `https://bench-${run}.example`;
+    let started = performance.now();
+    const document = openApiDocument(origin);
+    documentMs.push(performance.now() - started);
+    started = performance.now();
+    publishedIntegrations(origin, document);
+    catalogueMs.push(performance.now() - started);
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)].toFixed(1);
+  const api = (path) => new URL(`/api/v1${path}`, stack.url).href;
+  const body = await (await fetch(api("/public/integrations/crm"))).arrayBuffer();
+  const bare = await startBare();
+  console.log(`
+Public catalogue: built once per isolate in ${median(catalogueMs)} ms from the OpenAPI document (itself ${median(documentMs)} ms, shared with /openapi.json); medians of 20;
+the list is ${Math.round(body.byteLength / 1024)} KiB, ${Math.round(gzipSync(Buffer.from(body)).byteLength / 1024)} KiB gzipped. ${durationMs / 1000} s per figure
+`);
+  console.log(header);
+  const figures = {
+    bare: await load(bare.url, { connections: 32, durationMs }),
+    list: await load(api("/public/integrations/crm"), { connections: 32, durationMs }),
+    changelog: await load(api("/changelog"), { connections: 32, durationMs }),
+    workspaces: await load(api("/workspaces"), { connections: 32, durationMs, headers: auth }),
+  };
+  console.log(row("(a) bare Hono + 1 D1 read, c=32", figures.bare));
+  console.log(row("(b) GET /public/integrations/crm (no credential), c=32", figures.list));
+  console.log(row("(c) GET /changelog (no credential), c=32", figures.changelog));
+  console.log(row("(d) GET /workspaces with an API key, c=32", figures.workspaces));
+  console.log(`
+ratio b/a throughput: ${(figures.list.rps / figures.bare.rps).toFixed(2)}; b/d: ${(figures.list.rps / figures.workspaces.rps).toFixed(2)}
+`);
+  await bare.mf.dispose();
+}
+
 const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
 
 await buildBundles();
@@ -747,4 +801,5 @@ if (!only || only === "oauth") await oauthSection(stack, auth);
 if (!only || only === "inbox") await inboxSection(stack, auth);
 if (!only || only === "meetings") await meetingsSection(stack, auth);
 if (!only || only === "mcp") await mcpSection(stack, auth);
+if (!only || only === "catalogue") await catalogueSection(stack, auth);
 await stack.mf.dispose();

@@ -5,11 +5,12 @@ import { call } from "./stack";
 type DocumentOperation = { "x-mcp-tool": string; "x-mcp-hints": unknown; security: unknown[] };
 
 describe("the catalogue's auth kind and MCP hints", () => {
-  it("gives every operation a bearer auth but the console's /api-keys routes, the public unsubscribe page and the signed inbound webhooks, and hints from its method", () => {
+  it("gives every operation a bearer auth but the console's /api-keys routes, the public unsubscribe page, integrations catalogue and change log, and the signed inbound webhooks, and hints from its method", () => {
     const signed = ["receiveMeetingNotesEvent", "receiveCallingEvent"];
     const authOf = (operation: (typeof catalogue)[number]) => {
       if (operation.path.startsWith("/api-keys")) return "session";
-      if (operation.path === "/email/unsubscribe") return "none";
+      if (operation.path === "/email/unsubscribe" || operation.path.startsWith("/public/") || operation.path === "/changelog")
+        return "none";
       return signed.includes(operation.operationId) ? "signature" : "bearer";
     };
     for (const operation of catalogue) {

@@ -16,6 +16,7 @@ export const tagDescriptions = {
   Integrations: "Connections of meeting-notes and calling providers, and the signed webhooks they send",
   Usage: "Token usage of the organization",
   "API keys": "Your API keys, managed with a console session (never with a key or token)",
+  Public: "Published without credentials: the integrations catalogue and the change log",
 } as const;
 export type Tag = keyof typeof tagDescriptions;
 
@@ -132,7 +133,10 @@ const isPaginated = (request: RouteConfig["request"] | undefined) =>
 /** Success responses carry the headers every success carries (request id, rate limits, cost). */
 const withSuccessHeaders = <Res extends RouteConfig["responses"]>(responses: Res, write: boolean) =>
   Object.fromEntries(
-    Object.entries(responses).map(([status, response]) => [status, { ...response, headers: successHeaders(write) }]),
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...successHeaders(write), ...("headers" in response ? response.headers : {}) } },
+    ]),
   ) as Res;
 
 /** The zod-openapi route of an operation, keeping the literal method, path and schemas for typed handlers. */
