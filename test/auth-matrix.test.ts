@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { apiKeyPrefix } from "../workers/gateway/src/api-keys";
 import { consoleSessionHeaders } from "./console-browser";
 import { createKey } from "./fixtures";
+import { deliver as deliverMail, mailWorkspace, rawMessage } from "./mail";
 import { type Connection, deliver, expectReceived, inboundPath } from "./meetings";
 import { call, cast } from "./stack";
 
@@ -17,13 +18,41 @@ import { call, cast } from "./stack";
 
 type Cast = Awaited<ReturnType<typeof cast>>;
 
+/** A foreign organization's workspace and the owner key that creates its resources through the API. */
+interface ForeignTenant {
+  key: string;
+  workspaceId: string;
+}
+
+let neighbour: Promise<ForeignTenant & { shard: number }> | undefined;
 /**
- * The organizations whose ids the caller (alice, Acme, us region) must not reach, and the owner
- * key that creates their resources through the API. Initech lives in Acme's own database, so its
- * 404 shows the organization check inside one database; Globex's follows from data residency too.
+ * A fresh organization in Acme's own shard (the first us shard, where fixtures place organizations),
+ * with one inbound mail carrying a file, so that every kind of id exists there as in a demo workspace.
  */
-const foreignTenants = {
-  "Initech, in the caller's database": ({ erin, initech }: Cast) => ({
+function acmeShardNeighbour(): Promise<ForeignTenant & { shard: number }> {
+  neighbour ??= (async () => {
+    const workspace = await mailWorkspace("us");
+    const raw = rawMessage({
+      to: workspace.mailbox,
+      subject: "Neighbour's order",
+      attachment: { filename: "order.txt", contentType: "text/plain", content: "Order 7" },
+    });
+    const delivery = await deliverMail(raw, workspace.mailbox);
+    if (delivery.rejected) throw new Error(`the neighbour's mail was refused: ${delivery.rejected}`);
+    return { key: workspace.key, workspaceId: workspace.workspaceId, shard: workspace.shard };
+  })();
+  return neighbour;
+}
+
+/**
+ * The organizations whose ids the caller (alice, Acme, us region, first shard) must not reach. The
+ * neighbour lives in Acme's own database, so its 404 shows the organization check inside one
+ * database; Initech's, on the region's other shard, shows that a request reaches its own shard
+ * only; Globex's follows from data residency too.
+ */
+const foreignTenants: Record<string, (cast: Cast) => ForeignTenant | Promise<ForeignTenant>> = {
+  "a neighbour in the caller's database": () => acmeShardNeighbour(),
+  "Initech, in the caller's region on another shard": ({ erin, initech }: Cast) => ({
     key: erin.apiKey,
     workspaceId: initech.workspaces[0]?.id as string,
   }),
@@ -32,7 +61,6 @@ const foreignTenants = {
     workspaceId: globex.workspaces[0]?.id as string,
   }),
 };
-type ForeignTenant = ReturnType<(typeof foreignTenants)[keyof typeof foreignTenants]>;
 
 /**
  * How to get an id of each kind that belongs to a foreign organization. A route whose path or
@@ -300,7 +328,7 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
     const tenantInputs = [...new Set([...inPath, ...inQuery, ...inBody])];
     for (const [tenantName, foreignTenant] of Object.entries(foreignTenants)) {
       it.skipIf(tenantInputs.length === 0)(`404 for ids of another organization: ${tenantName}`, async () => {
-        const tenant = foreignTenant(people);
+        const tenant = await foreignTenant(people);
         const ids: Record<string, string> = {};
         for (const name of tenantInputs) ids[name] = await foreignId(name, tenant);
         const response = await requestFor(operation, ids, await aliceCredential());
@@ -312,8 +340,10 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
 );
 
 describe("auth matrix: the foreign tenants", () => {
-  it("include one in the caller's own database, so that its 404 is the organization check's", async () => {
+  it("include one in the caller's own database and one on the other shard of its region", async () => {
     const { acme, initech } = await cast();
-    expect(initech.region).toBe(acme.region);
+    expect((await acmeShardNeighbour()).shard).toBe(acme.shard);
+    expect([initech.region, initech.shard]).toEqual([acme.region, 2]);
+    expect(acme.shard).toBe(1);
   });
 });
