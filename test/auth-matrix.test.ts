@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { catalogue, type Operation, openApiDocument, scopes } from "@crm/contracts";
-import { control } from "@crm/db";
+import { control, newId } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -44,22 +44,53 @@ function acmeShardNeighbour(): Promise<ForeignTenant & { shard: number }> {
   return neighbour;
 }
 
+/** An owner of Acme and their full-scope key: who asks for a foreign tenant's ids. */
+interface Caller {
+  id: string;
+  key: string;
+}
+
+let secondOwner: Promise<Caller> | undefined;
 /**
- * The organizations whose ids the caller (alice, Acme, us region, first shard) must not reach. The
+ * Another owner of Acme, the caller of the neighbour's cases: the matrix's requests then fill two
+ * identities' windows (180 a minute each) rather than all of alice's.
+ */
+function acmeSecondOwner({ acme }: Cast): Promise<Caller> {
+  secondOwner ??= (async () => {
+    const id = newId("usr");
+    const db = drizzle(env.CONTROL_DB);
+    await db.batch([
+      db.insert(control.users).values({ id, email: `${id}@acme.example`, name: "Second owner", createdAt: Date.now() }),
+      db
+        .insert(control.organizationMembers)
+        .values({ organizationId: acme.id, userId: id, role: "owner", createdAt: Date.now() }),
+    ]);
+    return { id, key: (await createKey({ organizationId: acme.id, ownerId: id })).key };
+  })();
+  return secondOwner;
+}
+
+const alice = async ({ alice }: Cast): Promise<Caller> => ({ id: alice.id, key: alice.apiKey });
+
+/**
+ * The organizations whose ids a caller of Acme (us region, first shard) must not reach. The
  * neighbour lives in Acme's own database, so its 404 shows the organization check inside one
  * database; Initech's, on the region's other shard, shows that a request reaches its own shard
  * only; Globex's follows from data residency too.
  */
-const foreignTenants: Record<string, (cast: Cast) => ForeignTenant | Promise<ForeignTenant>> = {
-  "a neighbour in the caller's database": () => acmeShardNeighbour(),
-  "Initech, in the caller's region on another shard": ({ erin, initech }: Cast) => ({
-    key: erin.apiKey,
-    workspaceId: initech.workspaces[0]?.id as string,
-  }),
-  "Globex, in another region": ({ dave, globex }: Cast) => ({
-    key: dave.apiKey,
-    workspaceId: globex.workspaces[0]?.id as string,
-  }),
+const foreignTenants: Record<
+  string,
+  { tenant: (cast: Cast) => ForeignTenant | Promise<ForeignTenant>; caller: (cast: Cast) => Promise<Caller> }
+> = {
+  "a neighbour in the caller's database": { tenant: () => acmeShardNeighbour(), caller: acmeSecondOwner },
+  "Initech, in the caller's region on another shard": {
+    tenant: ({ erin, initech }) => ({ key: erin.apiKey, workspaceId: initech.workspaces[0]?.id as string }),
+    caller: alice,
+  },
+  "Globex, in another region": {
+    tenant: ({ dave, globex }) => ({ key: dave.apiKey, workspaceId: globex.workspaces[0]?.id as string }),
+    caller: alice,
+  },
 };
 
 /**
@@ -276,9 +307,9 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
     });
 
     const session = operation.auth === "session";
-    /** The caller's credential: alice's full-scope key, or (for the console's routes) a session of hers. */
-    const aliceCredential = async (): Promise<Credential> =>
-      session ? { headers: await consoleSessionHeaders(people.alice.id, people.acme.id) } : { key: people.alice.apiKey };
+    /** The caller's credential: an Acme owner's full-scope key, or (for the console's routes) a session of theirs. */
+    const credentialOf = async (caller: Caller): Promise<Credential> =>
+      session ? { headers: await consoleSessionHeaders(caller.id, people.acme.id) } : { key: caller.key };
 
     it("401 unauthorized without a credential", async () => {
       const response = await requestFor(operation, {});
@@ -326,12 +357,12 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
     // Ids in the body count too when they name a tenant's resource (e.g. `workspaceId` on creation).
     const inBody = Object.keys(bodyExample(operation) ?? {}).filter((name) => name in foreignIdFactories);
     const tenantInputs = [...new Set([...inPath, ...inQuery, ...inBody])];
-    for (const [tenantName, foreignTenant] of Object.entries(foreignTenants)) {
+    for (const [tenantName, foreign] of Object.entries(foreignTenants)) {
       it.skipIf(tenantInputs.length === 0)(`404 for ids of another organization: ${tenantName}`, async () => {
-        const tenant = await foreignTenant(people);
+        const tenant = await foreign.tenant(people);
         const ids: Record<string, string> = {};
         for (const name of tenantInputs) ids[name] = await foreignId(name, tenant);
-        const response = await requestFor(operation, ids, await aliceCredential());
+        const response = await requestFor(operation, ids, await credentialOf(await foreign.caller(people)));
         expect(response.status).toBe(404);
         expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
       });
