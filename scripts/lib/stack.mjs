@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { shardBinding } from "../../packages/contracts/src/shards.ts";
 import { gatewayConfigPath, migrateAll, writeRegionalConfigs } from "./databases.mjs";
 
 export const buildDir = ".wrangler/build";
@@ -90,3 +91,7 @@ export async function startStack({ gatewayVars = {}, regionVars = {}, triggerHan
   const demo = await (await mf.dispatchFetch(new URL("/__dev/seed", url), { method: "POST" })).json();
   return { mf, url, demo };
 }
+
+/** The D1 shard a demo organization (an entry of `demo.organizations`) lives in, as its region's Worker binds it. */
+export const organizationDatabase = (stack, organization) =>
+  stack.mf.getD1Database(shardBinding(organization.shard), `crm-api-${organization.region}`);
