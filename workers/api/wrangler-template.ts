@@ -7,8 +7,9 @@ import { type Region, regions } from "../../packages/contracts/src/actor-context
 import { shardBinding, shardDatabaseName, shardsOf } from "../../packages/contracts/src/shards.ts";
 
 /**
- * Variables that only local development, tests and benchmarks set: the seed routes, loopback webhook
- * receivers, raised limits and a schedule of seconds. A production build that sets one fails.
+ * Variables that only local development, tests and benchmarks set, in any Worker: the seed routes,
+ * loopback webhook receivers, raised or switched-off limits and a schedule of seconds. A production
+ * build that sets one fails (`assertNoDevSwitches` serves the gateway's configuration too).
  */
 export const devSwitches = [
   "DEV_TOOLS",
@@ -16,6 +17,7 @@ export const devSwitches = [
   "WEBHOOK_BURST_FACTOR",
   "WEBHOOK_RETRY_SCHEDULE",
   "RATE_LIMIT_FACTOR",
+  "RATE_LIMITS_BENCH_SWITCH",
 ] as const;
 
 /** Throws, naming them, when `vars` set a development switch: a production build must never carry one. */
