@@ -7,23 +7,16 @@ import { apiReferencePage } from "./api-reference";
 import { consoleApp } from "./console/console-app";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
 import { internalRoutes, internalRoutesPrefix } from "./internal-routes";
+import { serveMcp } from "./mcp/endpoint";
 import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
 import { limiterCallsRoutes } from "./pipeline/limiter-calls-route";
-import type { GatewayCall, OperationRequest } from "./pipeline/operation-call";
+import { gatewayCall, type OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
 import { allowedMethods } from "./route-matcher";
 import { seedRoutes } from "./seed/route";
 
 const maxBodyBytes = 1024 * 1024;
-
-/** What the pipeline needs of this gateway request. */
-const gatewayCall = (c: Context<GatewayAppEnv>): GatewayCall => ({
-  env: c.env,
-  executionCtx: c.executionCtx,
-  controlDb: c.var.controlDb,
-  requestId: c.var.requestId,
-});
 
 /** The request as received; the body is read once, within the body limit, and forwarded as these bytes. */
 async function operationRequest(c: Context<GatewayAppEnv>): Promise<OperationRequest> {
@@ -45,6 +38,11 @@ export function createGateway() {
     await next();
     c.header("x-request-id", c.var.requestId);
   });
+
+  // The MCP endpoint is `<origin>/mcp` (its own OAuth resource), and the same under `{base_url}` for
+  // clients configured with it; ahead of the REST routes, whose body limit answers in the REST envelope.
+  app.all("/mcp", serveMcp);
+  app.all("/api/v1/mcp", serveMcp);
 
   const api = new Hono<GatewayAppEnv>();
   api.use(

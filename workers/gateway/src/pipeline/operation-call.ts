@@ -1,6 +1,6 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import type { ExecutionContext } from "hono";
-import type { GatewayEnv } from "../env";
+import type { Context, ExecutionContext } from "hono";
+import type { GatewayAppEnv, GatewayEnv } from "../env";
 
 /**
  * What every step of the pipeline may use, whichever surface runs the operation: a REST route, an
@@ -13,6 +13,14 @@ export interface GatewayCall {
   controlDb: DrizzleD1Database;
   requestId: string;
 }
+
+/** What the pipeline needs of this gateway request. */
+export const gatewayCall = (c: Context<GatewayAppEnv>): GatewayCall => ({
+  env: c.env,
+  executionCtx: c.executionCtx,
+  controlDb: c.var.controlDb,
+  requestId: c.var.requestId,
+});
 
 /** The HTTP request an operation runs for: as received by a REST route, or built by another surface. */
 export interface OperationRequest {
