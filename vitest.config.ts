@@ -50,12 +50,14 @@ const regionWorker = (region: Region) => {
     queueConsumers: Object.fromEntries(
       Object.entries(options.queueConsumers ?? {}).map(([queue, consumer]) => [queue, { ...consumer, maxBatchTimeout: 0 }]),
     ),
-    // Loopback receivers and a schedule of seconds, so that delivery and retries run within a test.
+    // Loopback receivers, a schedule of seconds and a 1.5 s answer timeout, so that delivery, retries
+    // and a hanging receiver's whole schedule run within a test.
     bindings: {
       ...options.bindings,
       DEV_TOOLS: "true",
       WEBHOOKS_ALLOW_LOOPBACK: "true",
       WEBHOOK_RETRY_SCHEDULE: "1,1,1",
+      WEBHOOK_TIMEOUT_MS: "1500",
       GATEWAY_CONTEXT_SECRET: contextSecrets[region],
       CURSOR_SECRET: "test-cursor-secret",
       PUBLIC_ORIGIN: "https://crm.test",
@@ -99,10 +101,13 @@ export default defineConfig({
                 REGIONAL_MIGRATIONS: await readD1Migrations("migrations/regional"),
               },
               ...regionalBindings(),
-              // The us region's burst buckets, so tests can drain one.
-              durableObjects: { WEBHOOK_BURST_US: { className: "WebhookBurst", scriptName: "crm-api-us", useSQLite: true } },
-              // The us events queue, for tests of the outbox sweeper.
-              queueProducers: { EVENTS_US: "crm-events-us" },
+              // The us region's burst buckets, so tests can drain one, and its subscription lanes.
+              durableObjects: {
+                WEBHOOK_BURST_US: { className: "WebhookBurst", scriptName: "crm-api-us", useSQLite: true },
+                WEBHOOK_ENDPOINTS_US: { className: "WebhookEndpoint", scriptName: "crm-api-us", useSQLite: true },
+              },
+              // The us queues, for tests of the outbox sweeper and of redelivered deliveries.
+              queueProducers: { EVENTS_US: "crm-events-us", DELIVERIES_US: "crm-deliveries-us" },
               workers: [regionWorker("us"), regionWorker("eu")],
             },
           })),

@@ -83,7 +83,10 @@ export function regionalWorkerConfig(region: Region, options: RegionalConfigOpti
     // Every minute, in every shard: outbox events missed by their request (a crash) go out; expired idempotency records go.
     triggers: { crons: ["* * * * *"] },
     // Events leave the outbox through one queue per region (each message names its shard) and are fanned
-    // out into one delivery message per subscription.
+    // out into one delivery message per subscription; the deliveries consumer hands each to its
+    // subscription's lane (WEBHOOK_ENDPOINTS), which sends it (docs/webhooks.md). No batch timeout: a
+    // consumer that is idle starts at once, and batches fill while it is busy, so latency stays low
+    // without giving up batching under load.
     queues: {
       producers: [
         { binding: "EVENTS", queue: queue("events") },
@@ -91,13 +94,22 @@ export function regionalWorkerConfig(region: Region, options: RegionalConfigOpti
         { binding: "DELIVERIES_DEAD", queue: queue("deliveries-dead") },
       ],
       consumers: [
-        { queue: queue("events"), max_batch_size: 50, max_batch_timeout: 1 },
-        { queue: queue("deliveries"), max_batch_size: 20, max_batch_timeout: 1 },
+        { queue: queue("events"), max_batch_size: 100, max_batch_timeout: 0 },
+        { queue: queue("deliveries"), max_batch_size: 100, max_batch_timeout: 0 },
       ],
     },
-    // The burst limit of webhook deliveries: one token bucket per workspace.
-    durable_objects: { bindings: [{ name: "WEBHOOK_BURST", class_name: "WebhookBurst" }] },
-    migrations: [{ tag: "v1", new_sqlite_classes: ["WebhookBurst"] }],
+    durable_objects: {
+      bindings: [
+        // The burst limit of webhook deliveries: one token bucket per workspace.
+        { name: "WEBHOOK_BURST", class_name: "WebhookBurst" },
+        // One lane per webhook subscription: its pending deliveries, in-flight cap and circuit breaker.
+        { name: "WEBHOOK_ENDPOINTS", class_name: "WebhookEndpoint" },
+      ],
+    },
+    migrations: [
+      { tag: "v1", new_sqlite_classes: ["WebhookBurst"] },
+      { tag: "v2", new_sqlite_classes: ["WebhookEndpoint"] },
+    ],
     // Secrets (wrangler secret put): GATEWAY_CONTEXT_SECRET (this region's own; the gateway holds it as
     // GATEWAY_CONTEXT_SECRET_<REGION>), CURSOR_SECRET.
   };

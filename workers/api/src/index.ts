@@ -8,6 +8,7 @@ import { purgeExpiredIdempotencyKeys } from "./idempotency";
 import { batchesByShard, everyShard, shardDatabase } from "./shards";
 
 export { WebhookBurst } from "./domain/webhooks/burst";
+export { WebhookEndpoint } from "./domain/webhooks/endpoint-lane";
 
 const app = createApp();
 
