@@ -87,7 +87,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
 
   /** A held delivery; the first one read tells the lane which shard its subscription lives in. */
   #messageOf(row: LaneRow): DeliveryMessage {
-    const message = this.#messageOf(row);
+    const message = JSON.parse(row.message) as DeliveryMessage;
     this.#shardDb ??= shardDatabase(this.env, message.shard).db;
     return message;
   }
