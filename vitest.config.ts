@@ -1,19 +1,23 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { regionalConfigPath, writeRegionalConfigs } from "./scripts/lib/databases.mjs";
 import { copyDocsAssets } from "./scripts/lib/docs-assets.mjs";
+import { shardDatabases } from "./workers/api/wrangler-template";
 
 /**
  * Tests run in workerd through the Workers vitest plugin: the gateway is the Worker under test
  * (wrangler.toml), and both regional API Workers run beside it from the bundle `pnpm build:regions`
- * writes, each with its own D1, reached over the real service bindings. The test Worker also binds
- * the two regional databases (same ids) so tests can check where data lives.
+ * writes, with the bindings of the wrangler files made from the one template (every shard's D1, the
+ * queues, the bucket), reached over the real service bindings. The test Worker also binds each
+ * region's shard databases and bucket (same ids) so tests can check where data lives.
  */
 // The gateway's [assets] directory (Scalar's build for the docs page) must exist before miniflare reads wrangler.toml.
 copyDocsAssets();
+writeRegionalConfigs();
+const regions = ["us", "eu"] as const;
+type Region = (typeof regions)[number];
 
-const regionDatabase = { us: "crm-us-test", eu: "crm-eu-test" } as const;
-/** The attachment bucket of each region, bound to the test Worker too, to read what the regions keep there. */
-const regionBucket = { us: "crm-attachments-us-test", eu: "crm-attachments-eu-test" } as const;
 /** Each region verifies the actor context with its own secret; the gateway holds one per region. */
 const contextSecrets = { us: "test-context-secret-us", eu: "test-context-secret-eu" } as const;
 /**
@@ -23,42 +27,68 @@ const contextSecrets = { us: "test-context-secret-us", eu: "test-context-secret-
  */
 const gatewayUnderTest = "vitest-plugin-runner-stack";
 
-const regionWorker = (region: keyof typeof regionDatabase) => ({
-  name: `crm-api-${region}`,
-  modules: true,
-  scriptPath: ".wrangler/build/api/index.js",
-  compatibilityDate: "2026-11-01",
-  d1Databases: { DB: regionDatabase[region] },
-  r2Buckets: { ATTACHMENTS: regionBucket[region] },
-  serviceBindings: { GATEWAY: gatewayUnderTest },
-  email: { send_email: [{ name: "SEND_EMAIL" }] },
-  durableObjects: {
-    WEBHOOK_BURST: { className: "WebhookBurst", useSQLite: true },
-    WEBHOOK_ENDPOINTS: { className: "WebhookEndpoint", useSQLite: true },
-  },
-  queueProducers: {
-    EVENTS: `crm-events-${region}`,
-    DELIVERIES: `crm-deliveries-${region}`,
-    DELIVERIES_DEAD: `crm-deliveries-dead-${region}`,
-  },
-  queueConsumers: {
-    [`crm-events-${region}`]: { maxBatchTimeout: 0 },
-    [`crm-deliveries-${region}`]: { maxBatchTimeout: 0 },
-  },
-  // Loopback receivers, a schedule of seconds and a 1.5 s answer timeout, so that delivery, retries
-  // and a hanging receiver's whole schedule run within a test.
-  bindings: {
-    REGION: region,
-    DEV_TOOLS: "true",
-    WEBHOOKS_ALLOW_LOOPBACK: "true",
-    WEBHOOK_RETRY_SCHEDULE: "1,1,1",
-    WEBHOOK_TIMEOUT_MS: "1500",
-    GATEWAY_CONTEXT_SECRET: contextSecrets[region],
-    CURSOR_SECRET: "test-cursor-secret",
-    // The gateway under test, as test/stack.ts calls it: unsubscribe links and forwarded MCP requests go there.
-    PUBLIC_ORIGIN: "http://127.0.0.1:8787",
-  },
-});
+/** What the tests read of a Worker's miniflare options, as wrangler derives them from its config. */
+interface RegionalWorkerOptions {
+  bindings?: Record<string, unknown>;
+  d1Databases?: Record<string, { id: string }>;
+  r2Buckets?: Record<string, { id: string }>;
+  queueConsumers?: Record<string, object>;
+  serviceBindings?: Record<string, unknown>;
+}
+
+/** The regional Worker's options from its wrangler file; module rules and root path describe sources, a bundle needs neither. */
+const fromConfig = (region: Region) => {
+  const {
+    modulesRules: _rules,
+    rootPath: _root,
+    ...options
+  } = unstable_getMiniflareWorkerOptions(regionalConfigPath(region)).workerOptions;
+  return options as typeof options & RegionalWorkerOptions;
+};
+
+const regionWorker = (region: Region) => {
+  const options = fromConfig(region);
+  return {
+    ...options,
+    name: `crm-api-${region}`,
+    modules: true,
+    scriptPath: ".wrangler/build/api/index.js",
+    serviceBindings: { ...options.serviceBindings, GATEWAY: gatewayUnderTest },
+    // Batches leave at once, so that fan-out and delivery run within a test.
+    queueConsumers: Object.fromEntries(
+      Object.entries(options.queueConsumers ?? {}).map(([queue, consumer]) => [queue, { ...consumer, maxBatchTimeout: 0 }]),
+    ),
+    // Loopback receivers, a schedule of seconds and a 1.5 s answer timeout, so that delivery, retries
+    // and a hanging receiver's whole schedule run within a test.
+    bindings: {
+      ...options.bindings,
+      DEV_TOOLS: "true",
+      WEBHOOKS_ALLOW_LOOPBACK: "true",
+      WEBHOOK_RETRY_SCHEDULE: "1,1,1",
+      WEBHOOK_TIMEOUT_MS: "1500",
+      GATEWAY_CONTEXT_SECRET: contextSecrets[region],
+      CURSOR_SECRET: "test-cursor-secret",
+      // The gateway under test, as test/stack.ts calls it: unsubscribe links and forwarded MCP requests go there.
+      PUBLIC_ORIGIN: "http://127.0.0.1:8787",
+    },
+  };
+};
+
+/** The test Worker's view of the regions: `US_DB_1`, `US_DB_2`, `EU_DB_1`, … and `ATTACHMENTS_US`, `ATTACHMENTS_EU`. */
+const regionalBindings = () => {
+  const d1Databases: Record<string, { id: string }> = {};
+  const r2Buckets: Record<string, { id: string }> = {};
+  for (const region of regions) {
+    const options = fromConfig(region);
+    for (const { binding } of shardDatabases(region)) {
+      const database = options.d1Databases?.[binding];
+      if (database) d1Databases[`${region.toUpperCase()}_${binding}`] = database;
+    }
+    const bucket = options.r2Buckets?.ATTACHMENTS;
+    if (bucket) r2Buckets[`ATTACHMENTS_${region.toUpperCase()}`] = bucket;
+  }
+  return { d1Databases, r2Buckets };
+};
 
 export default defineConfig({
   test: {
@@ -79,8 +109,7 @@ export default defineConfig({
                 CONTROL_MIGRATIONS: await readD1Migrations("migrations/control"),
                 REGIONAL_MIGRATIONS: await readD1Migrations("migrations/regional"),
               },
-              d1Databases: { US_DB: regionDatabase.us, EU_DB: regionDatabase.eu },
-              r2Buckets: { ATTACHMENTS_US: regionBucket.us, ATTACHMENTS_EU: regionBucket.eu },
+              ...regionalBindings(),
               // The us region's burst buckets, so tests can drain one, and its subscription lanes.
               durableObjects: {
                 WEBHOOK_BURST_US: { className: "WebhookBurst", scriptName: "crm-api-us", useSQLite: true },

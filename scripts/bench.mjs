@@ -13,7 +13,7 @@ import { Webhook } from "standardwebhooks";
 import { benchAccessToken } from "../bench/access-token.mjs";
 import { load } from "../bench/load.mjs";
 import { startReceiver } from "../bench/receiver.mjs";
-import { buildDir, buildWorkers, startStack } from "./lib/stack.mjs";
+import { buildDir, buildWorkers, organizationDatabase, startStack } from "./lib/stack.mjs";
 
 const quick = process.argv.includes("--quick");
 const durationMs = quick ? 3_000 : 10_000;
@@ -176,7 +176,7 @@ async function seedDeals(stack, auth) {
   const deals = objects.find((object) => object.slug === "deals");
   const { data: fields } = await (await fetch(api(`/crm/objects/${deals.id}/fields`), { headers: auth })).json();
   const field = (slug) => fields.find((candidate) => candidate.slug === slug).id;
-  const db = await stack.mf.getD1Database("DB", "crm-api-us");
+  const db = await organizationDatabase(stack, stack.demo.organizations[0]);
   const values = [
     [field("name"), "value_text", "'Deal ' || n"],
     [
@@ -277,7 +277,7 @@ async function inboxSection(stack, auth) {
   });
   const { record } = await person.json();
   const { seedInbox } = await import(`../${buildDir}/bench-inbox/seed.mjs`);
-  const seededMs = await seedInbox(await stack.mf.getD1Database("DB", "crm-api-us"), {
+  const seededMs = await seedInbox(await organizationDatabase(stack, stack.demo.organizations[0]), {
     workspaceId: support.id,
     mailbox: support.mailbox,
     assigneeUserId: alice.id,
@@ -624,7 +624,7 @@ Meetings: signed events vs record creations, then ${meetingCount} meetings, ${du
   console.log(row("POST /records (creation), c=8", creation));
 
   // Many meetings, written straight into the region's D1 in the shape the inbound route writes.
-  const db = await stack.mf.getD1Database("DB", "crm-api-us");
+  const db = await organizationDatabase(stack, stack.demo.organizations[0]);
   const sequence = `with recursive seq(n) as (select 0 union all select n + 1 from seq where n < ${meetingCount - 1})`;
   const started = Date.now();
   await db

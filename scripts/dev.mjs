@@ -1,14 +1,17 @@
 // Starts the whole local stack: the gateway and both regional API Workers (us, eu) in one
-// `wrangler dev`, each with its own local D1, migrations applied, and the demo seed of
+// `wrangler dev`, each region with its own local D1 shards (us two, eu one), migrations applied, and the demo seed of
 // DESIGN.md section 13 loaded. Prints the base URL, the console's, alice's password and key; writes
 // .dev/demo.json.
 // Safe to run again: secrets and state persist, and the seed is idempotent.
 // `--port=<n>` starts a second stack beside the one on 8787 (the MCP checks of `pnpm run check` do):
 // it keeps its own state (.wrangler/state-<n>) and demo file (.dev/demo-<n>.json).
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { gatewayConfigPath, migrateAll, migrationTargets, writeRegionalConfigs } from "./lib/databases.mjs";
 import { copyDocsAssets } from "./lib/docs-assets.mjs";
 
 const defaultPort = 8787;
@@ -18,7 +21,7 @@ const origin = `http://127.0.0.1:${port}`;
 const ownState = port === defaultPort ? "" : `-${port}`;
 const state = resolve(`.wrangler/state${ownState}`);
 const demoFile = `.dev/demo${ownState}.json`;
-const configs = { gateway: "wrangler.toml", us: "workers/api/wrangler.us.toml", eu: "workers/api/wrangler.eu.toml" };
+const configs = { gateway: gatewayConfigPath, ...writeRegionalConfigs() };
 
 mkdirSync(".dev", { recursive: true });
 const secretsFile = ".dev/secrets.json";
@@ -67,17 +70,28 @@ writeFileSync(
 // The gateway's [assets] directory: Scalar's build for the reference page at /api/v1/docs.
 copyDocsAssets();
 
-const quiet = { ...process.env, WRANGLER_LOG: "warn", X_LOCAL_OBSERVABILITY: "false", CI: "true" };
-for (const [database, config] of [
-  ["crm-control", configs.gateway],
-  ["crm-us", configs.us],
-  ["crm-eu", configs.eu],
-]) {
-  execFileSync("wrangler", ["d1", "migrations", "apply", database, "--local", "--persist-to", state, "-c", config], {
-    env: quiet,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+/**
+ * Migrations go through the same applier as in tests and benchmarks, onto the state `wrangler dev
+ * --persist-to` keeps (its `v3` folder): every database of the configs, by its local id, bound to a
+ * Worker that exists only for this.
+ */
+async function migrateLocalState() {
+  const databaseId = (target) => unstable_getMiniflareWorkerOptions(target.config).workerOptions.d1Databases[target.binding].id;
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      modules: true,
+      script: "export default {}",
+      resourcePersistencePath: resolve(state, "v3"),
+      d1Databases: Object.fromEntries(migrationTargets().map((target) => [target.databaseName, databaseId(target)])),
+    }),
+  );
+  try {
+    await migrateAll((target) => mf.getD1Database(target.databaseName));
+  } finally {
+    await mf.dispose();
+  }
 }
+await migrateLocalState();
 
 const wrangler = spawn(
   "wrangler",

@@ -309,7 +309,7 @@ describe("deliveries", () => {
     // Found in the region's D1: twenty API reads per poll would run into the route's rate limit.
     const { webhookAttempts } = regional;
     const firstHeld = async () => {
-      const [row] = await drizzle(env.US_DB)
+      const [row] = await drizzle(env.US_DB_1)
         .select({ webhookId: webhookAttempts.webhookId })
         .from(webhookAttempts)
         .where(
@@ -369,7 +369,7 @@ describe("at-least-once delivery", () => {
     };
     // Committed with its change, never queued: what a crash right after the batch leaves behind.
     const { eventOutbox } = regional;
-    await drizzle(env.US_DB)
+    await drizzle(env.US_DB_1)
       .insert(eventOutbox)
       .values({
         id: eventId,
@@ -383,14 +383,14 @@ describe("at-least-once delivery", () => {
       });
     // The sweeper as the cron runs it a minute later: rows older than 10 s that nobody queued.
     expect(
-      await dispatchOutbox(drizzle(env.US_DB), { EVENTS: env.EVENTS_US }, 10_000, createdAt + 60_000),
+      await dispatchOutbox({ shard: 1, db: drizzle(env.US_DB_1) }, { EVENTS: env.EVENTS_US }, 10_000, createdAt + 60_000),
     ).toBeGreaterThanOrEqual(1);
     const [request] = (await eventually(
       () => received(path),
       (items) => items.length >= 1,
     )) as [Received];
     expect((new Webhook(secret).verify(request.body, request.headers) as { id: string }).id).toBe(eventId);
-    const [swept] = await drizzle(env.US_DB)
+    const [swept] = await drizzle(env.US_DB_1)
       .select({ queuedAt: eventOutbox.queuedAt })
       .from(eventOutbox)
       .where(eq(eventOutbox.id, eventId));
@@ -400,16 +400,16 @@ describe("at-least-once delivery", () => {
   it("dispatches an outbox of hundreds of events in one go (each claim stays within D1's 100 bound parameters)", async () => {
     const workspaceId = `ws_drain${unique()}`;
     const now = Date.now();
-    await env.US_DB.prepare(
+    await env.US_DB_1.prepare(
       `with recursive seq(n) as (select 0 union all select n + 1 from seq where n < 249)
        insert into event_outbox (id, organization_id, workspace_id, object_type_id, type, payload, created_at, queued_at, claimed_at)
        select ?1 || printf('%04d', n), 'org', ?2, null, 'record.created', json_object('n', n), ?3, null, null from seq`,
     )
       .bind(`evt_drain${unique()}`, workspaceId, now)
       .run();
-    expect(await dispatchOutbox(drizzle(env.US_DB), { EVENTS: env.EVENTS_US })).toBeGreaterThanOrEqual(250);
+    expect(await dispatchOutbox({ shard: 1, db: drizzle(env.US_DB_1) }, { EVENTS: env.EVENTS_US })).toBeGreaterThanOrEqual(250);
     const { eventOutbox } = regional;
-    const left = await drizzle(env.US_DB)
+    const left = await drizzle(env.US_DB_1)
       .select({ id: eventOutbox.id })
       .from(eventOutbox)
       .where(and(eq(eventOutbox.workspaceId, workspaceId), isNull(eventOutbox.queuedAt)));
@@ -421,6 +421,7 @@ describe("at-least-once delivery", () => {
     const place = await isolatedPlace();
     const { webhook } = await subscribe(path, {}, place);
     const delivery = {
+      shard: 1,
       deliveryId: `dlv_twice${unique()}`,
       webhookId: webhook.id,
       workspaceId: place.workspaceId,

@@ -5,5 +5,12 @@ export function buildWorkers(): void;
 export function startStack(options?: { gatewayVars?: Record<string, string>; regionVars?: Record<string, string> }): Promise<{
   mf: Miniflare;
   url: URL;
-  demo: { baseUrl: string; organizations: { users: { apiKey: string }[] }[] };
+  demo: {
+    baseUrl: string;
+    organizations: { region: string; shard: number; users: { apiKey: string }[]; workspaces: { id: string }[] }[];
+  };
 }>;
+export function organizationDatabase(
+  stack: { mf: Miniflare },
+  organization: { region: string; shard: number },
+): ReturnType<Miniflare["getD1Database"]>;

@@ -34,6 +34,7 @@ export * from "./operations/workspaces";
 export * from "./pagination";
 export * from "./public-integrations";
 export * from "./scopes";
+export * from "./shards";
 export * from "./standard-webhooks";
 export * from "./strings";
 export * from "./unsubscribe-token";

@@ -2,9 +2,9 @@ import { DurableObject } from "cloudflare:workers";
 import { newId, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { drizzle } from "drizzle-orm/d1";
 import { runBatch } from "../../batch";
 import type { Database, RegionEnv } from "../../env";
+import { shardDatabase } from "../../shards";
 import { type AttemptResult, attemptDelivery, defaultTimeoutMs, isEndpointFailure } from "./attempt";
 import { afterAttempt, type BreakerState, breakerMode, closedBreaker } from "./breaker";
 import type { DeliveryMessage } from "./messages";
@@ -56,7 +56,8 @@ type Attempt = Omit<typeof webhookAttempts.$inferInsert, "id" | "createdAt">;
  * D1, gathered into one batch while the previous one is written.
  */
 export class WebhookEndpoint extends DurableObject<RegionEnv> {
-  readonly #db: Database;
+  /** The D1 shard of this lane's subscription, known from the first delivery it handles (each names its shard). */
+  #shardDb: Database | null = null;
   readonly #timeoutMs: number;
   readonly #schedule: number[];
   #breaker: BreakerState;
@@ -70,7 +71,6 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
 
   constructor(ctx: DurableObjectState, env: RegionEnv) {
     super(ctx, env);
-    this.#db = drizzle(env.DB);
     this.#timeoutMs = Number(env.WEBHOOK_TIMEOUT_MS ?? defaultTimeoutMs);
     this.#schedule = scheduleOf(env);
     ctx.storage.sql.exec(
@@ -78,6 +78,18 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     );
     ctx.storage.sql.exec("create index if not exists deliveries_due on deliveries (run_at)");
     this.#breaker = ctx.storage.kv.get<BreakerState>("breaker") ?? closedBreaker(this.#firstProbeWaitMs);
+  }
+
+  get #db(): Database {
+    if (!this.#shardDb) throw new Error("A webhook lane wrote before it read a delivery naming its shard");
+    return this.#shardDb;
+  }
+
+  /** A held delivery; the first one read tells the lane which shard its subscription lives in. */
+  #messageOf(row: LaneRow): DeliveryMessage {
+    const message = JSON.parse(row.message) as DeliveryMessage;
+    this.#shardDb ??= shardDatabase(this.env, message.shard).db;
+    return message;
   }
 
   /** The breaker's first probe waits as long as the schedule's first retry (5 s; a second in tests). */
@@ -191,7 +203,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       this.#pump();
     };
     try {
-      const message = JSON.parse(row.message) as DeliveryMessage;
+      const message = this.#messageOf(row);
       const webhook = await this.#subscriptionRow(message.webhookId);
       if (!webhook?.isActive) {
         if (probe) this.#setBreaker({ ...this.#breaker, probing: false });
@@ -256,7 +268,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
   /** A due delivery while the breaker is open: recorded as an attempt not sent, so that its schedule still ends. */
   async #holdBack(row: LaneRow): Promise<void> {
     try {
-      const message = JSON.parse(row.message) as DeliveryMessage;
+      const message = this.#messageOf(row);
       const webhook = await this.#subscriptionRow(message.webhookId);
       if (!webhook?.isActive) return this.#forget(row);
       const { consecutiveFailures, lastFailure } = this.#breaker;
