@@ -46,7 +46,10 @@ writeFileSync(
   `${devVars({ GATEWAY_CONTEXT_SECRET: contextSecret, CURSOR_SECRET: secrets.CURSOR_SECRET, PUBLIC_ORIGIN: origin })}WEBHOOKS_ALLOW_LOOPBACK=true\n`,
 );
 
-const quiet = { ...process.env, WRANGLER_LOG: "warn", X_LOCAL_OBSERVABILITY: "false", CI: "true" };
+// Local observability costs ~3 ms a request and fills .wrangler/state (RECIPES.md); offline, miniflare
+// cannot fetch the Request.cf data and warns on every start: the placeholder it falls back to serves.
+const local = { ...process.env, X_LOCAL_OBSERVABILITY: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+const quiet = { ...local, WRANGLER_LOG: "warn", CI: "true" };
 for (const [database, config] of [
   ["crm-control", configs.gateway],
   ["crm-us", configs.us],
@@ -78,7 +81,7 @@ const wrangler = spawn(
     "warn",
     "--show-interactive-dev-session=false",
   ],
-  { env: { ...process.env, X_LOCAL_OBSERVABILITY: "false" }, stdio: ["ignore", "inherit", "inherit"] },
+  { env: local, stdio: ["ignore", "inherit", "inherit"] },
 );
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));
 wrangler.on("exit", (code) => process.exit(code ?? 0));

@@ -8,20 +8,13 @@ import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
 import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
-import type { GatewayCall, OperationRequest } from "./pipeline/operation-call";
+import { gatewayCall, type OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
+import { requestLog } from "./request-log";
 import { allowedMethods } from "./route-matcher";
 import { seedRoutes } from "./seed/route";
 
 const maxBodyBytes = 1024 * 1024;
-
-/** What the pipeline needs of this gateway request. */
-const gatewayCall = (c: Context<GatewayAppEnv>): GatewayCall => ({
-  env: c.env,
-  executionCtx: c.executionCtx,
-  controlDb: c.var.controlDb,
-  requestId: c.var.requestId,
-});
 
 /** The request as received; the body is read once, within the body limit, and forwarded as these bytes. */
 async function operationRequest(c: Context<GatewayAppEnv>): Promise<OperationRequest> {
@@ -36,12 +29,11 @@ async function operationRequest(c: Context<GatewayAppEnv>): Promise<OperationReq
 
 export function createGateway() {
   const app = new Hono<GatewayAppEnv>();
+  app.use(requestLog);
   app.use(async (c, next) => {
     assertGatewayEnv(c.env);
-    c.set("requestId", newId("req"));
     c.set("controlDb", drizzle(c.env.CONTROL_DB));
     await next();
-    c.header("x-request-id", c.var.requestId);
   });
 
   const api = new Hono<GatewayAppEnv>();
