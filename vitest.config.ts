@@ -1,47 +1,68 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { regionalConfigPath, writeRegionalConfigs } from "./scripts/lib/databases.mjs";
+import { shardDatabases } from "./workers/api/wrangler-template";
 
 /**
  * Tests run in workerd through the Workers vitest plugin: the gateway is the Worker under test
  * (wrangler.toml), and both regional API Workers run beside it from the bundle `pnpm build:regions`
- * writes, each with its own D1, reached over the real service bindings. The test Worker also binds
- * the two regional databases (same ids) so tests can check where data lives.
+ * writes, with the bindings of the wrangler files made from the one template (every shard's D1, the
+ * queues, the bucket), reached over the real service bindings. The test Worker also binds each
+ * region's shard databases and bucket (same ids) so tests can check where data lives.
  */
-const regionDatabase = { us: "crm-us-test", eu: "crm-eu-test" } as const;
-/** The attachment bucket of each region, bound to the test Worker too, to read what the regions keep there. */
-const regionBucket = { us: "crm-attachments-us-test", eu: "crm-attachments-eu-test" } as const;
+writeRegionalConfigs();
+const regions = ["us", "eu"] as const;
+type Region = (typeof regions)[number];
+
 /** Each region verifies the actor context with its own secret; the gateway holds one per region. */
 const contextSecrets = { us: "test-context-secret-us", eu: "test-context-secret-eu" } as const;
 
-const regionWorker = (region: keyof typeof regionDatabase) => ({
-  name: `crm-api-${region}`,
-  modules: true,
-  scriptPath: ".wrangler/build/api/index.js",
-  compatibilityDate: "2026-11-01",
-  d1Databases: { DB: regionDatabase[region] },
-  r2Buckets: { ATTACHMENTS: regionBucket[region] },
-  email: { send_email: [{ name: "SEND_EMAIL" }] },
-  durableObjects: { WEBHOOK_BURST: { className: "WebhookBurst", useSQLite: true } },
-  queueProducers: {
-    EVENTS: `crm-events-${region}`,
-    DELIVERIES: `crm-deliveries-${region}`,
-    DELIVERIES_DEAD: `crm-deliveries-dead-${region}`,
-  },
-  queueConsumers: {
-    [`crm-events-${region}`]: { maxBatchTimeout: 0 },
-    [`crm-deliveries-${region}`]: { maxBatchTimeout: 0 },
-  },
-  // Loopback receivers and a schedule of seconds, so that delivery and retries run within a test.
-  bindings: {
-    REGION: region,
-    DEV_TOOLS: "true",
-    WEBHOOKS_ALLOW_LOOPBACK: "true",
-    WEBHOOK_RETRY_SCHEDULE: "1,1,1",
-    GATEWAY_CONTEXT_SECRET: contextSecrets[region],
-    CURSOR_SECRET: "test-cursor-secret",
-    PUBLIC_ORIGIN: "https://crm.test",
-  },
-});
+const fromConfig = (region: Region) => {
+  const {
+    modulesRules: _rules,
+    rootPath: _root,
+    ...options
+  } = unstable_getMiniflareWorkerOptions(regionalConfigPath(region)).workerOptions;
+  return options;
+};
+
+const regionWorker = (region: Region) => {
+  const options = fromConfig(region);
+  return {
+    ...options,
+    modules: true,
+    scriptPath: ".wrangler/build/api/index.js",
+    // Batches leave at once, so that fan-out and delivery run within a test.
+    queueConsumers: Object.fromEntries(
+      Object.entries(options.queueConsumers ?? {}).map(([queue, consumer]) => [queue, { ...consumer, maxBatchTimeout: 0 }]),
+    ),
+    // Loopback receivers and a schedule of seconds, so that delivery and retries run within a test.
+    bindings: {
+      ...options.bindings,
+      DEV_TOOLS: "true",
+      WEBHOOKS_ALLOW_LOOPBACK: "true",
+      WEBHOOK_RETRY_SCHEDULE: "1,1,1",
+      GATEWAY_CONTEXT_SECRET: contextSecrets[region],
+      CURSOR_SECRET: "test-cursor-secret",
+      PUBLIC_ORIGIN: "https://crm.test",
+    },
+  };
+};
+
+/** The test Worker's view of the regions: `US_DB_1`, `US_DB_2`, `EU_DB_1`, … and `ATTACHMENTS_US`, `ATTACHMENTS_EU`. */
+const regionalBindings = () => {
+  const d1Databases: Record<string, { id: string }> = {};
+  const r2Buckets: Record<string, { id: string }> = {};
+  for (const region of regions) {
+    const options = fromConfig(region);
+    for (const { binding } of shardDatabases(region)) {
+      d1Databases[`${region.toUpperCase()}_${binding}`] = options.d1Databases?.[binding] as { id: string };
+    }
+    r2Buckets[`ATTACHMENTS_${region.toUpperCase()}`] = options.r2Buckets?.ATTACHMENTS as { id: string };
+  }
+  return { d1Databases, r2Buckets };
+};
 
 export default defineConfig({
   test: {
@@ -63,8 +84,7 @@ export default defineConfig({
                 CONTROL_MIGRATIONS: await readD1Migrations("migrations/control"),
                 REGIONAL_MIGRATIONS: await readD1Migrations("migrations/regional"),
               },
-              d1Databases: { US_DB: regionDatabase.us, EU_DB: regionDatabase.eu },
-              r2Buckets: { ATTACHMENTS_US: regionBucket.us, ATTACHMENTS_EU: regionBucket.eu },
+              ...regionalBindings(),
               // The us region's burst buckets, so tests can drain one.
               durableObjects: { WEBHOOK_BURST_US: { className: "WebhookBurst", scriptName: "crm-api-us", useSQLite: true } },
               // The us events queue, for tests of the outbox sweeper.

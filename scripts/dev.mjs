@@ -1,16 +1,19 @@
 // Starts the whole local stack: the gateway and both regional API Workers (us, eu) in one
-// `wrangler dev`, each with its own local D1, migrations applied, and the demo seed of
+// `wrangler dev`, each region with its own local D1 shards (us two, eu one), migrations applied, and the demo seed of
 // DESIGN.md section 13 loaded. Prints the base URL, the console's, alice's password and key; writes
 // .dev/demo.json.
 // Safe to run again: secrets and state persist, and the seed is idempotent.
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { gatewayConfigPath, migrateAll, migrationTargets, writeRegionalConfigs } from "./lib/databases.mjs";
 
 const origin = "http://127.0.0.1:8787";
 const state = resolve(".wrangler/state");
-const configs = { gateway: "wrangler.toml", us: "workers/api/wrangler.us.toml", eu: "workers/api/wrangler.eu.toml" };
+const configs = { gateway: gatewayConfigPath, ...writeRegionalConfigs() };
 
 mkdirSync(".dev", { recursive: true });
 const secretsFile = ".dev/secrets.json";
@@ -46,20 +49,34 @@ writeFileSync(
   `${devVars({ GATEWAY_CONTEXT_SECRET: contextSecret, CURSOR_SECRET: secrets.CURSOR_SECRET, PUBLIC_ORIGIN: origin })}WEBHOOKS_ALLOW_LOOPBACK=true\n`,
 );
 
-// Local observability costs ~3 ms a request and fills .wrangler/state (RECIPES.md); offline, miniflare
-// cannot fetch the Request.cf data and warns on every start: the placeholder it falls back to serves.
-const local = { ...process.env, X_LOCAL_OBSERVABILITY: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
-const quiet = { ...local, WRANGLER_LOG: "warn", CI: "true" };
-for (const [database, config] of [
-  ["crm-control", configs.gateway],
-  ["crm-us", configs.us],
-  ["crm-eu", configs.eu],
-]) {
-  execFileSync("wrangler", ["d1", "migrations", "apply", database, "--local", "--persist-to", state, "-c", config], {
-    env: quiet,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+/**
+ * Migrations go through the same applier as in tests and benchmarks, onto the state `wrangler dev
+ * --persist-to` keeps (its `v3` folder): every database of the configs, by its local id, bound to a
+ * Worker that exists only for this.
+ */
+async function migrateLocalState() {
+  const databaseId = (target) => unstable_getMiniflareWorkerOptions(target.config).workerOptions.d1Databases[target.binding].id;
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      modules: true,
+      script: "export default {}",
+      // Offline, miniflare cannot fetch the Request.cf data and warns: the placeholder it falls back to serves.
+      cf: false,
+      resourcePersistencePath: resolve(state, "v3"),
+      d1Databases: Object.fromEntries(migrationTargets().map((target) => [target.databaseName, databaseId(target)])),
+    }),
+  );
+  try {
+    await migrateAll((target) => mf.getD1Database(target.databaseName));
+  } finally {
+    await mf.dispose();
+  }
 }
+await migrateLocalState();
+
+// Local observability costs ~3 ms a request and fills .wrangler/state (RECIPES.md); offline, miniflare
+// cannot fetch the Request.cf data and warns on every start (the same switch as `cf: false` above).
+const local = { ...process.env, X_LOCAL_OBSERVABILITY: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 
 const wrangler = spawn(
   "wrangler",

@@ -1,6 +1,10 @@
-import { applyD1Migrations, env } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { shardsOf } from "@crm/contracts";
+import { applyMigrations } from "@crm/db/migrations";
+import { shardDatabase } from "./fixtures";
 
 // Storage is shared by the test files of a run; migrations and the seed are both idempotent.
-await applyD1Migrations(env.CONTROL_DB, env.CONTROL_MIGRATIONS);
-await applyD1Migrations(env.US_DB, env.REGIONAL_MIGRATIONS);
-await applyD1Migrations(env.EU_DB, env.REGIONAL_MIGRATIONS);
+await applyMigrations(env.CONTROL_DB, env.CONTROL_MIGRATIONS);
+for (const region of ["us", "eu"] as const) {
+  for (const shard of shardsOf(region)) await applyMigrations(shardDatabase(region, shard), env.REGIONAL_MIGRATIONS);
+}

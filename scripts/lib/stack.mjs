@@ -1,10 +1,10 @@
 // The whole stack (gateway and both regions) on miniflare's Node API from the built bundles, with
 // migrations applied and the demo seed loaded: what the benchmark and the browser checks run against.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { gatewayConfigPath, migrateAll, writeRegionalConfigs } from "./databases.mjs";
 
 export const buildDir = ".wrangler/build";
 // The gateway signs the actor context with each region's own secret; a region holds only its own.
@@ -24,11 +24,12 @@ const regionSecrets = (region) => ({
 /** Bundles the gateway and the regional Worker as `wrangler deploy` would. */
 export function buildWorkers() {
   const quiet = { ...process.env, WRANGLER_LOG: "error" };
-  execFileSync("wrangler", ["deploy", "--dry-run", "-c", "wrangler.toml", "--outdir", `${buildDir}/gateway`], {
+  const regionalConfigs = writeRegionalConfigs();
+  execFileSync("wrangler", ["deploy", "--dry-run", "-c", gatewayConfigPath, "--outdir", `${buildDir}/gateway`], {
     env: quiet,
     stdio: "ignore",
   });
-  execFileSync("wrangler", ["deploy", "--dry-run", "-c", "workers/api/wrangler.us.toml", "--outdir", `../../${buildDir}/api`], {
+  execFileSync("wrangler", ["deploy", "--dry-run", "-c", regionalConfigs.us, "--outdir", `../../${buildDir}/api`], {
     env: quiet,
     stdio: "ignore",
   });
@@ -50,25 +51,13 @@ function workerFromConfig(configPath, scriptPath, extraBindings) {
   };
 }
 
-async function applyMigrations(database, directory) {
-  for (const file of readdirSync(directory)
-    .filter((name) => name.endsWith(".sql"))
-    .sort()) {
-    const statements = readFileSync(join(directory, file), "utf8")
-      .replace(/--.*$/gm, "")
-      .split(";")
-      .map((statement) => statement.trim())
-      .filter(Boolean);
-    await database.batch(statements.map((statement) => database.prepare(statement)));
-  }
-}
-
 /**
  * Starts the stack on a free port; `gatewayVars` and `regionVars` add or override variables.
  * `triggerHandlers` opens miniflare's `/cdn-cgi/local/email?from=..&to=..` entry (a raw message in
  * the body, handed to the gateway's `email()` as Email Routing would), for the inbox benchmark.
  */
 export async function startStack({ gatewayVars = {}, regionVars = {}, triggerHandlers = false } = {}) {
+  const regionalConfigs = writeRegionalConfigs();
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       host: "127.0.0.1",
@@ -83,18 +72,18 @@ export async function startStack({ gatewayVars = {}, regionVars = {}, triggerHan
       },
       workers: [
         {
-          ...workerFromConfig("wrangler.toml", `${buildDir}/gateway/index.js`, { ...gatewaySecrets, ...gatewayVars }),
+          ...workerFromConfig(gatewayConfigPath, `${buildDir}/gateway/index.js`, { ...gatewaySecrets, ...gatewayVars }),
           name: "crm-gateway",
         },
         {
-          ...workerFromConfig("workers/api/wrangler.us.toml", `${buildDir}/api/index.js`, {
+          ...workerFromConfig(regionalConfigs.us, `${buildDir}/api/index.js`, {
             ...regionSecrets("us"),
             ...regionVars,
           }),
           name: "crm-api-us",
         },
         {
-          ...workerFromConfig("workers/api/wrangler.eu.toml", `${buildDir}/api/index.js`, {
+          ...workerFromConfig(regionalConfigs.eu, `${buildDir}/api/index.js`, {
             ...regionSecrets("eu"),
             ...regionVars,
           }),
@@ -104,9 +93,7 @@ export async function startStack({ gatewayVars = {}, regionVars = {}, triggerHan
     }),
   );
   const url = await mf.ready;
-  await applyMigrations(await mf.getD1Database("CONTROL_DB", "crm-gateway"), "migrations/control");
-  await applyMigrations(await mf.getD1Database("DB", "crm-api-us"), "migrations/regional");
-  await applyMigrations(await mf.getD1Database("DB", "crm-api-eu"), "migrations/regional");
+  await migrateAll((target) => mf.getD1Database(target.binding, target.worker));
   const demo = await (await mf.dispatchFetch(new URL("/__dev/seed", url), { method: "POST" })).json();
   return { mf, url, demo };
 }

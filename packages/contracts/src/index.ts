@@ -29,6 +29,7 @@ export * from "./operations/webhooks";
 export * from "./operations/workspaces";
 export * from "./pagination";
 export * from "./scopes";
+export * from "./shards";
 export * from "./standard-webhooks";
 export * from "./strings";
 export * from "./unsubscribe-token";
