@@ -64,6 +64,8 @@ export function regionalWorkerConfig(region: Region, options: RegionalConfigOpti
     workers_dev: false,
     compatibility_date: "2026-11-01",
     placement: { mode: "smart" },
+    // Workers Logs: the regions' error lines (packages/contracts/src/error-log.ts), beside the gateway's request lines.
+    observability: { enabled: true },
     vars,
     // One database per shard; an organization's rows live in exactly one (DESIGN.md section 1, docs/architecture.md).
     d1_databases: shardDatabases(region).map(({ binding, databaseName }) => ({
