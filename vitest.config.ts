@@ -18,19 +18,29 @@ type Region = (typeof regions)[number];
 /** Each region verifies the actor context with its own secret; the gateway holds one per region. */
 const contextSecrets = { us: "test-context-secret-us", eu: "test-context-secret-eu" } as const;
 
+/** What the tests read of a Worker's miniflare options, as wrangler derives them from its config. */
+interface RegionalWorkerOptions {
+  bindings?: Record<string, unknown>;
+  d1Databases?: Record<string, { id: string }>;
+  r2Buckets?: Record<string, { id: string }>;
+  queueConsumers?: Record<string, object>;
+}
+
+/** The regional Worker's options from its wrangler file; module rules and root path describe sources, a bundle needs neither. */
 const fromConfig = (region: Region) => {
   const {
     modulesRules: _rules,
     rootPath: _root,
     ...options
   } = unstable_getMiniflareWorkerOptions(regionalConfigPath(region)).workerOptions;
-  return options;
+  return options as typeof options & RegionalWorkerOptions;
 };
 
 const regionWorker = (region: Region) => {
   const options = fromConfig(region);
   return {
     ...options,
+    name: `crm-api-${region}`,
     modules: true,
     scriptPath: ".wrangler/build/api/index.js",
     // Batches leave at once, so that fan-out and delivery run within a test.
@@ -57,9 +67,11 @@ const regionalBindings = () => {
   for (const region of regions) {
     const options = fromConfig(region);
     for (const { binding } of shardDatabases(region)) {
-      d1Databases[`${region.toUpperCase()}_${binding}`] = options.d1Databases?.[binding] as { id: string };
+      const database = options.d1Databases?.[binding];
+      if (database) d1Databases[`${region.toUpperCase()}_${binding}`] = database;
     }
-    r2Buckets[`ATTACHMENTS_${region.toUpperCase()}`] = options.r2Buckets?.ATTACHMENTS as { id: string };
+    const bucket = options.r2Buckets?.ATTACHMENTS;
+    if (bucket) r2Buckets[`ATTACHMENTS_${region.toUpperCase()}`] = bucket;
   }
   return { d1Databases, r2Buckets };
 };

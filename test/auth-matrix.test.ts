@@ -1,12 +1,13 @@
 import { env } from "cloudflare:test";
 import { catalogue, type Operation, openApiDocument, scopes } from "@crm/contracts";
-import { control } from "@crm/db";
+import { control, newId } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiKeyPrefix } from "../workers/gateway/src/api-keys";
 import { consoleSessionHeaders } from "./console-browser";
 import { createKey } from "./fixtures";
+import { deliver as deliverMail, mailWorkspace, rawMessage } from "./mail";
 import { type Connection, deliver, expectReceived, inboundPath } from "./meetings";
 import { call, cast } from "./stack";
 
@@ -17,22 +18,80 @@ import { call, cast } from "./stack";
 
 type Cast = Awaited<ReturnType<typeof cast>>;
 
+/** A foreign organization's workspace and the owner key that creates its resources through the API. */
+interface ForeignTenant {
+  key: string;
+  workspaceId: string;
+}
+
+let neighbour: Promise<ForeignTenant & { shard: number }> | undefined;
 /**
- * The organizations whose ids the caller (alice, Acme, us region) must not reach, and the owner
- * key that creates their resources through the API. Initech lives in Acme's own database, so its
- * 404 shows the organization check inside one database; Globex's follows from data residency too.
+ * A fresh organization in Acme's own shard (the first us shard, where fixtures place organizations),
+ * with one inbound mail carrying a file, so that every kind of id exists there as in a demo workspace.
  */
-const foreignTenants = {
-  "Initech, in the caller's database": ({ erin, initech }: Cast) => ({
-    key: erin.apiKey,
-    workspaceId: initech.workspaces[0]?.id as string,
-  }),
-  "Globex, in another region": ({ dave, globex }: Cast) => ({
-    key: dave.apiKey,
-    workspaceId: globex.workspaces[0]?.id as string,
-  }),
+function acmeShardNeighbour(): Promise<ForeignTenant & { shard: number }> {
+  neighbour ??= (async () => {
+    const workspace = await mailWorkspace("us");
+    const raw = rawMessage({
+      to: workspace.mailbox,
+      subject: "Neighbour's order",
+      attachment: { filename: "order.txt", contentType: "text/plain", content: "Order 7" },
+    });
+    const delivery = await deliverMail(raw, workspace.mailbox);
+    if (delivery.rejected) throw new Error(`the neighbour's mail was refused: ${delivery.rejected}`);
+    return { key: workspace.key, workspaceId: workspace.workspaceId, shard: workspace.shard };
+  })();
+  return neighbour;
+}
+
+/** An owner of Acme and their full-scope key: who asks for a foreign tenant's ids. */
+interface Caller {
+  id: string;
+  key: string;
+}
+
+let secondOwner: Promise<Caller> | undefined;
+/**
+ * Another owner of Acme, the caller of the neighbour's cases: the matrix's requests then fill two
+ * identities' windows (180 a minute each) rather than all of alice's.
+ */
+function acmeSecondOwner({ acme }: Cast): Promise<Caller> {
+  secondOwner ??= (async () => {
+    const id = newId("usr");
+    const db = drizzle(env.CONTROL_DB);
+    await db.batch([
+      db.insert(control.users).values({ id, email: `${id}@acme.example`, name: "Second owner", createdAt: Date.now() }),
+      db
+        .insert(control.organizationMembers)
+        .values({ organizationId: acme.id, userId: id, role: "owner", createdAt: Date.now() }),
+    ]);
+    return { id, key: (await createKey({ organizationId: acme.id, ownerId: id })).key };
+  })();
+  return secondOwner;
+}
+
+const alice = async ({ alice }: Cast): Promise<Caller> => ({ id: alice.id, key: alice.apiKey });
+
+/**
+ * The organizations whose ids a caller of Acme (us region, first shard) must not reach. The
+ * neighbour lives in Acme's own database, so its 404 shows the organization check inside one
+ * database; Initech's, on the region's other shard, shows that a request reaches its own shard
+ * only; Globex's follows from data residency too.
+ */
+const foreignTenants: Record<
+  string,
+  { tenant: (cast: Cast) => ForeignTenant | Promise<ForeignTenant>; caller: (cast: Cast) => Promise<Caller> }
+> = {
+  "a neighbour in the caller's database": { tenant: () => acmeShardNeighbour(), caller: acmeSecondOwner },
+  "Initech, in the caller's region on another shard": {
+    tenant: ({ erin, initech }) => ({ key: erin.apiKey, workspaceId: initech.workspaces[0]?.id as string }),
+    caller: alice,
+  },
+  "Globex, in another region": {
+    tenant: ({ dave, globex }) => ({ key: dave.apiKey, workspaceId: globex.workspaces[0]?.id as string }),
+    caller: alice,
+  },
 };
-type ForeignTenant = ReturnType<(typeof foreignTenants)[keyof typeof foreignTenants]>;
 
 /**
  * How to get an id of each kind that belongs to a foreign organization. A route whose path or
@@ -248,9 +307,9 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
     });
 
     const session = operation.auth === "session";
-    /** The caller's credential: alice's full-scope key, or (for the console's routes) a session of hers. */
-    const aliceCredential = async (): Promise<Credential> =>
-      session ? { headers: await consoleSessionHeaders(people.alice.id, people.acme.id) } : { key: people.alice.apiKey };
+    /** The caller's credential: an Acme owner's full-scope key, or (for the console's routes) a session of theirs. */
+    const credentialOf = async (caller: Caller): Promise<Credential> =>
+      session ? { headers: await consoleSessionHeaders(caller.id, people.acme.id) } : { key: caller.key };
 
     it("401 unauthorized without a credential", async () => {
       const response = await requestFor(operation, {});
@@ -298,12 +357,12 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
     // Ids in the body count too when they name a tenant's resource (e.g. `workspaceId` on creation).
     const inBody = Object.keys(bodyExample(operation) ?? {}).filter((name) => name in foreignIdFactories);
     const tenantInputs = [...new Set([...inPath, ...inQuery, ...inBody])];
-    for (const [tenantName, foreignTenant] of Object.entries(foreignTenants)) {
+    for (const [tenantName, foreign] of Object.entries(foreignTenants)) {
       it.skipIf(tenantInputs.length === 0)(`404 for ids of another organization: ${tenantName}`, async () => {
-        const tenant = foreignTenant(people);
+        const tenant = await foreign.tenant(people);
         const ids: Record<string, string> = {};
         for (const name of tenantInputs) ids[name] = await foreignId(name, tenant);
-        const response = await requestFor(operation, ids, await aliceCredential());
+        const response = await requestFor(operation, ids, await credentialOf(await foreign.caller(people)));
         expect(response.status).toBe(404);
         expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
       });
@@ -312,8 +371,10 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
 );
 
 describe("auth matrix: the foreign tenants", () => {
-  it("include one in the caller's own database, so that its 404 is the organization check's", async () => {
+  it("include one in the caller's own database and one on the other shard of its region", async () => {
     const { acme, initech } = await cast();
-    expect(initech.region).toBe(acme.region);
+    expect((await acmeShardNeighbour()).shard).toBe(acme.shard);
+    expect([initech.region, initech.shard]).toEqual([acme.region, 2]);
+    expect(acme.shard).toBe(1);
   });
 });

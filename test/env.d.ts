@@ -7,8 +7,10 @@ declare global {
   namespace Cloudflare {
     /** Bindings of the test Worker: the gateway's, plus the regional databases and migrations. */
     interface Env extends GatewayEnv {
-      US_DB: D1Database;
-      EU_DB: D1Database;
+      /** Each region's shards, as the regional Workers bind them (`DB_1`, …); see `shardDatabase` in fixtures.ts. */
+      US_DB_1: D1Database;
+      US_DB_2: D1Database;
+      EU_DB_1: D1Database;
       /** The regions' attachment buckets (attachments, and the raw MIME of sent mail). */
       ATTACHMENTS_US: R2Bucket;
       ATTACHMENTS_EU: R2Bucket;

@@ -34,7 +34,7 @@ afterEach(() => {
 
 describe("unexpected errors are logged without the values they quote", () => {
   it("a failed drizzle query on D1 with a webhook secret as parameter: requestId and route logged, the secret not", async () => {
-    const db = drizzle(env.US_DB);
+    const db = drizzle(env.US_DB_1);
     const id = newId("whk");
     const app = new Hono();
     // drizzle's message of the failed insert lists every parameter.

@@ -129,6 +129,7 @@ describe("the regional Worker trusts only the gateway", () => {
       requestId: "req_test",
       organizationId: acme.id,
       region: "us",
+      shard: acme.shard,
       actor: { type: "user", id: alice.id },
       credential: { type: "api_key", id: "key_test" },
       scopes: [],

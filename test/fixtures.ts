@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { scopes as allScopes, type Scope } from "@crm/contracts";
+import { scopes as allScopes, type Scope, shardBinding } from "@crm/contracts";
 import { control, newId, regional } from "@crm/db";
 import { and, count, eq, like, type SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
@@ -12,11 +12,20 @@ import { generateApiKey, hashApiKey } from "../workers/gateway/src/api-keys";
  */
 
 const controlDb = () => drizzle(env.CONTROL_DB);
-export const regionDb = (region: "us" | "eu") => drizzle(region === "eu" ? env.EU_DB : env.US_DB);
 
-/** How many rows of a table a region's database holds (matching `where`), e.g. to see what a cascade left behind. */
-export const countRows = async (region: "us" | "eu", table: SQLiteTable, where?: SQL) =>
-  (await regionDb(region).select({ n: count() }).from(table).where(where))[0]?.n ?? 0;
+/** A shard's D1 as the test Worker binds it (`US_DB_1`, `US_DB_2`, `EU_DB_1`: the regions' own databases). */
+export function shardDatabase(region: "us" | "eu", shard: number): D1Database {
+  const database = (env as unknown as Record<string, D1Database | undefined>)[`${region.toUpperCase()}_${shardBinding(shard)}`];
+  if (!database) throw new Error(`The test Worker binds no shard ${shard} of ${region}`);
+  return database;
+}
+
+/** A region's shard through drizzle; the first shard, where organizations made by `createOrganization` live, unless told. */
+export const regionDb = (region: "us" | "eu", shard = 1) => drizzle(shardDatabase(region, shard));
+
+/** How many rows of a table a region's shard (the first unless told) holds, matching `where`, e.g. to see what a cascade left behind. */
+export const countRows = async (region: "us" | "eu", table: SQLiteTable, where?: SQL, shard = 1) =>
+  (await regionDb(region, shard).select({ n: count() }).from(table).where(where))[0]?.n ?? 0;
 
 export interface KeyOptions {
   organizationId: string;
@@ -50,16 +59,20 @@ export async function createKey(options: KeyOptions): Promise<{ key: string; id:
   return { key, id };
 }
 
-/** A new organization with one owner (and their full-scope key) and `workspaceCount` workspaces. */
-export async function createOrganization(options: { region?: "us" | "eu"; workspaceCount?: number } = {}) {
+/**
+ * A new organization with one owner (and their full-scope key) and `workspaceCount` workspaces, in
+ * the first shard of its region unless told (tests read its rows there; placement has its own tests).
+ */
+export async function createOrganization(options: { region?: "us" | "eu"; shard?: number; workspaceCount?: number } = {}) {
   const region = options.region ?? "us";
+  const shard = options.shard ?? 1;
   const organizationId = newId("org");
   const userId = newId("usr");
   const now = Date.now();
   await controlDb().batch([
     controlDb()
       .insert(control.organizations)
-      .values({ id: organizationId, name: `Org ${organizationId}`, region, createdAt: now }),
+      .values({ id: organizationId, name: `Org ${organizationId}`, region, shard, createdAt: now }),
     controlDb()
       .insert(control.users)
       .values({ id: userId, email: `${userId}@test.example`, name: "Owner", createdAt: now }),
@@ -67,16 +80,16 @@ export async function createOrganization(options: { region?: "us" | "eu"; worksp
   ]);
   const workspaceIds: string[] = [];
   for (let i = 0; i < (options.workspaceCount ?? 0); i++)
-    workspaceIds.push(await addWorkspace(region, organizationId, `Workspace ${i}`));
+    workspaceIds.push(await addWorkspace(region, organizationId, `Workspace ${i}`, shard));
   const { key } = await createKey({ organizationId, ownerId: userId });
-  return { organizationId, userId, region, key, workspaceIds };
+  return { organizationId, userId, region, shard, key, workspaceIds };
 }
 
 /** Inserts a workspace row as another writer would, e.g. while a client is paging. */
-export async function addWorkspace(region: "us" | "eu", organizationId: string, name: string): Promise<string> {
+export async function addWorkspace(region: "us" | "eu", organizationId: string, name: string, shard = 1): Promise<string> {
   const id = newId("ws");
   const now = Date.now();
-  await regionDb(region).insert(regional.workspaces).values({ id, organizationId, name, createdAt: now, updatedAt: now });
+  await regionDb(region, shard).insert(regional.workspaces).values({ id, organizationId, name, createdAt: now, updatedAt: now });
   return id;
 }
 

@@ -201,12 +201,12 @@ describe("GET /inbox/conversations", () => {
   });
 
   it("serves every filter from an index: no scan of the workspace's conversations, no sort unless searching", async () => {
-    const db = drizzle(env.US_DB);
+    const db = drizzle(env.US_DB_1);
     const plan = async (query: Partial<ConversationQuery>) => {
       const full: ConversationQuery = { workspaceId: "ws_plan", linkedOnly: false, filters: [], sort: undefined, ...query };
       const orderBy = conversationOrder(full.sort).map((key) => (key.direction === "asc" ? asc(key.column) : desc(key.column)));
       const { sql, params } = conversationPage(db, full, { after: undefined, orderBy, limit: 51 }).toSQL();
-      const rows = await env.US_DB.prepare(`explain query plan ${sql}`)
+      const rows = await env.US_DB_1.prepare(`explain query plan ${sql}`)
         .bind(...params)
         .all<{ detail: string }>();
       return rows.results.map((row) => row.detail).join("\n");
@@ -296,7 +296,7 @@ describe("search: the FTS expression and the driving side", () => {
   });
 
   it("reads a small match set by primary key, never walking the workspace's list", async () => {
-    const db = drizzle(env.US_DB);
+    const db = drizzle(env.US_DB_1);
     const full: ConversationQuery = {
       workspaceId: "ws_plan",
       linkedOnly: true,
@@ -310,7 +310,7 @@ describe("search: the FTS expression and the driving side", () => {
       { after: undefined, orderBy, limit: 51 },
       { expression: '"renewal"*', ids: ["cnv_a", "cnv_b"] },
     ).toSQL();
-    const rows = await env.US_DB.prepare(`explain query plan ${sql}`)
+    const rows = await env.US_DB_1.prepare(`explain query plan ${sql}`)
       .bind(...params)
       .all<{ detail: string }>();
     const text = rows.results.map((row) => row.detail).join("\n");

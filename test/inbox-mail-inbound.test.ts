@@ -194,11 +194,12 @@ describe("the region's inbound entry", () => {
     const digest = await sha256Hex(new TextEncoder().encode(raw).buffer as ArrayBuffer);
     const signed = (claims: object, secret = "test-context-secret-us") =>
       signInternalRequest(
-        { purpose: "inbound-mail", mailbox: workspace.mailbox, digest, issuedAt: Date.now(), ...claims },
+        { purpose: "inbound-mail", shard: 1, mailbox: workspace.mailbox, digest, issuedAt: Date.now(), ...claims },
         secret,
       );
     const unsubscribe: UnsubscribeClaims = {
       purpose: "unsubscribe",
+      shard: 1,
       organizationId: "org_x00000",
       address: "a@b.example",
       issuedAt: Date.now(),

@@ -93,7 +93,7 @@ describe("GET /meetings", () => {
   });
 
   it("is served by an index in list order: no scan of the workspace's meetings, no sort", async () => {
-    const db = drizzle(env.US_DB);
+    const db = drizzle(env.US_DB_1);
     const orderBy = meetingOrder.map((key) => (key.direction === "asc" ? asc(key.column) : desc(key.column)));
     const plan = async (filter: Partial<MeetingFilter>) => {
       const { sql, params } = meetingPage(
@@ -101,7 +101,7 @@ describe("GET /meetings", () => {
         { workspaceId: "ws_plan00", ...filter },
         { after: undefined, orderBy, limit: 51 },
       ).toSQL();
-      const rows = await env.US_DB.prepare(`explain query plan ${sql}`)
+      const rows = await env.US_DB_1.prepare(`explain query plan ${sql}`)
         .bind(...params)
         .all<{ detail: string }>();
       return rows.results.map((row) => row.detail).join("\n");

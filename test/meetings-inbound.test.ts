@@ -143,7 +143,7 @@ describe("inbound webhooks: refusals store nothing", () => {
       { webhookId },
     );
     expect(await expectReceived(response)).toEqual({ received: true });
-    const [row] = await drizzle(env.US_DB)
+    const [row] = await drizzle(env.US_DB_1)
       .select()
       .from(regional.inboundDeliveries)
       .where(eq(regional.inboundDeliveries.webhookId, webhookId));
@@ -257,7 +257,7 @@ describe("inbound webhooks: meetings", () => {
     expect(meeting).toMatchObject({ hasTranscript: true, transcriptStatus: "ready" });
     const tasks = await countRows("us", regional.tasks, eq(regional.tasks.sourceId, meeting.id));
     expect(tasks).toBe(2);
-    const rows = await drizzle(env.US_DB).select().from(regional.tasks).where(eq(regional.tasks.sourceId, meeting.id));
+    const rows = await drizzle(env.US_DB_1).select().from(regional.tasks).where(eq(regional.tasks.sourceId, meeting.id));
     const byTitle = Object.fromEntries(rows.map((row) => [row.title, row]));
     expect(byTitle["Send the proposal"]?.recordId).toBe(guest.id);
     expect(byTitle["Book the follow-up"]?.recordId).toBe(assignee.id);

@@ -280,7 +280,7 @@ describe("updating and deleting", () => {
     });
     expect(updated.fields).toMatchObject({ name: "Mary", job_title: null, phone: "+1 555 0100" });
     const { eventOutbox } = regional;
-    const [updateEvent] = await drizzle(env.US_DB)
+    const [updateEvent] = await drizzle(env.US_DB_1)
       .select({ payload: eventOutbox.payload })
       .from(eventOutbox)
       .where(and(eq(eventOutbox.type, "record.updated"), like(eventOutbox.payload, `%"id":"${record.id}"%`)))
@@ -457,11 +457,11 @@ describe("listing and querying", () => {
 
   it("serves filters and sorts on any field from an index", async () => {
     const { scored, score, band } = await scores();
-    const fields = await recordFields(drizzle(env.US_DB), scored.id);
+    const fields = await recordFields(drizzle(env.US_DB_1), scored.id);
     const plans = async (query: Parameters<typeof pageSql>[0]) => {
       const { statement } = pageSql(query, undefined);
       // Raw SQL: drizzle's query builder cannot ask for a query plan.
-      const rows = await drizzle(env.US_DB).all<{ detail: string }>(sql`explain query plan ${statement}`);
+      const rows = await drizzle(env.US_DB_1).all<{ detail: string }>(sql`explain query plan ${statement}`);
       return rows.map((row) => row.detail).join("\n");
     };
     const sorted = await plans({

@@ -23,7 +23,7 @@ const tablesOf = (schema: Record<string, unknown>) =>
 
 describe.each([
   { plane: "control", schema: control, database: () => env.CONTROL_DB },
-  { plane: "regional", schema: regional, database: () => env.US_DB },
+  { plane: "regional", schema: regional, database: () => env.US_DB_1 },
 ])("$plane schema matches its migrations", ({ schema, database }) => {
   it.each(tablesOf(schema).map((table) => ({ name: getTableConfig(table).name, table })))("$name", async ({ table }) => {
     const config = getTableConfig(table);

@@ -11,6 +11,8 @@ export interface Demo {
     id: string;
     name: string;
     region: "us" | "eu";
+    /** Its D1 shard in the region (Acme and Initech are on different us shards). */
+    shard: number;
     /** Each with its shared mailbox address. */
     workspaces: { id: string; name: string; mailbox: string }[];
     /**

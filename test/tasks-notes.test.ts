@@ -186,7 +186,7 @@ describe("tasks", () => {
 
   it("managed by a source keep their title, description, due date and status, and cannot be deleted", async () => {
     const { bob } = await cast();
-    const task = await createSourceManagedTask(drizzle(env.US_DB), {
+    const task = await createSourceManagedTask(drizzle(env.US_DB_1), {
       workspaceId: salesId,
       recordId,
       title: "Follow up on the demo",

@@ -364,7 +364,7 @@ describe("at-least-once delivery", () => {
     };
     // Committed with its change, never queued: what a crash right after the batch leaves behind.
     const { eventOutbox } = regional;
-    await drizzle(env.US_DB)
+    await drizzle(env.US_DB_1)
       .insert(eventOutbox)
       .values({
         id: eventId,
@@ -378,14 +378,14 @@ describe("at-least-once delivery", () => {
       });
     // The sweeper as the cron runs it a minute later: rows older than 10 s that nobody queued.
     expect(
-      await dispatchOutbox(drizzle(env.US_DB), { EVENTS: env.EVENTS_US }, 10_000, createdAt + 60_000),
+      await dispatchOutbox({ shard: 1, db: drizzle(env.US_DB_1) }, { EVENTS: env.EVENTS_US }, 10_000, createdAt + 60_000),
     ).toBeGreaterThanOrEqual(1);
     const [request] = (await eventually(
       () => received(path),
       (items) => items.length >= 1,
     )) as [Received];
     expect((new Webhook(secret).verify(request.body, request.headers) as { id: string }).id).toBe(eventId);
-    const [swept] = await drizzle(env.US_DB)
+    const [swept] = await drizzle(env.US_DB_1)
       .select({ queuedAt: eventOutbox.queuedAt })
       .from(eventOutbox)
       .where(eq(eventOutbox.id, eventId));
@@ -397,6 +397,7 @@ describe("at-least-once delivery", () => {
     const place = await isolatedPlace();
     const { webhook } = await subscribe(path, {}, place);
     const message = (n: number) => ({
+      shard: 1,
       deliveryId: `dlv_crash${n}${unique()}`,
       webhookId: webhook.id,
       workspaceId: place.workspaceId,
@@ -420,7 +421,7 @@ describe("at-least-once delivery", () => {
       WEBHOOK_BURST: env.WEBHOOK_BURST_US,
       WEBHOOKS_ALLOW_LOOPBACK: "true",
     };
-    await expect(deliverBatch(drizzle(env.US_DB), deliveriesEnv, batch)).rejects.toThrow();
+    await expect(deliverBatch(drizzle(env.US_DB_1), deliveriesEnv, batch)).rejects.toThrow();
     const result = await getQueueResult(batch, ctx);
     expect([...result.explicitAcks].sort()).toEqual(["m1", "m3"]);
     expect(result.ackAll).toBe(false);

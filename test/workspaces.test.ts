@@ -77,13 +77,14 @@ describe("the demo seed", () => {
     expect(conversations).toHaveLength(3);
   });
 
-  it("gives each workspace the mailbox of DESIGN.md section 13, in its region and in the control map", async () => {
+  it("gives each workspace the mailbox of DESIGN.md section 13, in its region's shard and in the control map", async () => {
     const { organizations } = await demo();
     const mailboxes = organizations.flatMap((organization) =>
       organization.workspaces.map((workspace) => ({
         ...workspace,
         organizationId: organization.id,
         region: organization.region,
+        shard: organization.shard,
       })),
     );
     expect(mailboxes.map((workspace) => workspace.mailbox)).toEqual([
@@ -92,20 +93,23 @@ describe("the demo seed", () => {
       "ops@globex.example",
       "hello@initech.example",
     ]);
-    for (const { id, mailbox, organizationId, region } of mailboxes) {
+    for (const { id, mailbox, organizationId, region, shard } of mailboxes) {
       const [routed] = await drizzle(env.CONTROL_DB)
         .select()
         .from(control.mailboxes)
         .where(eq(control.mailboxes.address, mailbox));
       expect(routed).toMatchObject({ organizationId, workspaceId: id });
-      const [stored] = await regionDb(region).select().from(regional.mailboxes).where(eq(regional.mailboxes.address, mailbox));
+      const [stored] = await regionDb(region, shard)
+        .select()
+        .from(regional.mailboxes)
+        .where(eq(regional.mailboxes.address, mailbox));
       expect(stored?.workspaceId).toBe(id);
     }
   });
 
-  it("seeds Initech beside Acme in the us database, owned by erin, with records of its own", async () => {
-    const { initech, erin } = await cast();
-    expect(initech.region).toBe("us");
+  it("seeds Initech beside Acme in the us region but on the other shard, owned by erin, with records of its own", async () => {
+    const { acme, initech, erin } = await cast();
+    expect([acme.region, acme.shard, initech.region, initech.shard]).toEqual(["us", 1, "us", 2]);
     const workspaces = (await (await call("/workspaces", { key: erin.apiKey })).json()) as {
       data: { id: string; name: string; role: string; organizationId: string }[];
     };
@@ -113,7 +117,7 @@ describe("the demo seed", () => {
       ["Main", "owner", initech.id],
     ]);
     const main = workspaces.data[0]?.id as string;
-    expect(await countRows("us", regional.workspaces, eq(regional.workspaces.organizationId, initech.id))).toBe(1);
+    expect(await countRows("us", regional.workspaces, eq(regional.workspaces.organizationId, initech.id), initech.shard)).toBe(1);
     const { objects } = (await (await call(`/crm/objects?workspaceId=${main}`, { key: erin.apiKey })).json()) as {
       objects: { id: string; slug: string }[];
     };

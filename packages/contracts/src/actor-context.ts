@@ -16,6 +16,8 @@ export interface ActorContext {
   organizationId: string;
   /** The organization's region: the only region whose Worker accepts this context. */
   region: Region;
+  /** The organization's D1 shard in that region: the database the region serves this request from. */
+  shard: number;
   actor: { type: "user" | "app" | "agent"; id: string };
   /** `signature`: a provider's signed inbound webhook, for its connection (the actor id), verified by the region. */
   credential: { type: "api_key" | "oauth" | "session" | "signature"; id: string };

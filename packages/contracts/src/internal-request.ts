@@ -12,6 +12,8 @@ const maxAgeMs = 60_000;
 
 export interface InternalClaims {
   purpose: "inbound-mail" | "unsubscribe";
+  /** The organization's D1 shard in the region: where the region reads and writes for this request. */
+  shard: number;
   issuedAt: number;
 }
 

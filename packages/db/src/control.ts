@@ -9,6 +9,8 @@ export const organizations = sqliteTable("organizations", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   region: text("region", { enum: ["us", "eu"] }).notNull(),
+  /** The D1 shard of its region that holds its data (1, 2, …; `regionShards` in contracts); chosen by `placeOrganization`. */
+  shard: integer("shard").notNull(),
   createdAt: integer("created_at").notNull(),
 });
 

@@ -10,7 +10,6 @@ import {
 } from "@crm/contracts";
 import { newId } from "@crm/db";
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { drizzle } from "drizzle-orm/d1";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
@@ -20,6 +19,7 @@ import { idempotency } from "./idempotency";
 import { internalRoutes } from "./internal-routes";
 import { inboundHandlers } from "./routes/integrations/receive-provider-event";
 import { seedRoutes } from "./seed/route";
+import { useShard } from "./shards";
 
 const maxBodyBytes = 1024 * 1024;
 
@@ -27,7 +27,8 @@ const maxBodyBytes = 1024 * 1024;
  * Only requests that came through the gateway are served: the signed actor context must verify
  * with this region's own secret, be fresh, and have been issued for this very request — this
  * region, this operation, method and path template, this path and query — so that no context
- * serves another request, another route or another region.
+ * serves another request, another route or another region. The request is then served from the
+ * shard the context names, the only database its organization's data is in.
  */
 const gatewayContext =
   (operation: Operation): MiddlewareHandler<AppEnv> =>
@@ -43,6 +44,7 @@ const gatewayContext =
     if (!actor) throw new ApiError("unauthorized", "Requests must come through the API gateway");
     c.set("actor", actor);
     c.set("requestId", actor.requestId);
+    useShard(c, actor.shard);
     await next();
   };
 
@@ -64,7 +66,8 @@ const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 const sendEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  if (c.req.method !== "GET" && c.res.status < 300) c.executionCtx.waitUntil(dispatchOutbox(c.var.db, c.env));
+  if (c.req.method !== "GET" && c.res.status < 300)
+    c.executionCtx.waitUntil(dispatchOutbox({ shard: c.var.shard, db: c.var.db }, c.env));
 };
 
 export function createApp() {
@@ -74,7 +77,6 @@ export function createApp() {
   app.use(async (c, next) => {
     assertRegionEnv(c.env);
     c.set("requestId", c.req.header("x-request-id") ?? newId("req"));
-    c.set("db", drizzle(c.env.DB));
     c.set("cursorSecret", c.env.CURSOR_SECRET);
     await next();
   });

@@ -1,12 +1,13 @@
-import type { ActorContext } from "@crm/contracts";
+import { type ActorContext, type Region, shardBinding, shardsOf } from "@crm/contracts";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { WebhookBurst } from "./domain/webhooks/burst";
 import type { DeliveryMessage, EventMessage } from "./domain/webhooks/messages";
 
 /** Bindings of a regional API Worker (one deployment per region). */
 export interface RegionEnv {
-  REGION: "us" | "eu";
-  DB: D1Database;
+  REGION: Region;
+  /** One D1 per shard of the region (`DB_1`, `DB_2`, …; `regionShards` in contracts): an organization's data lives in one. */
+  [shard: `DB_${number}`]: D1Database;
   /** This region's own context secret (the gateway holds one per region): verifies the signed actor context. */
   GATEWAY_CONTEXT_SECRET: string;
   /** Protects pagination cursors against tampering. */
@@ -37,6 +38,12 @@ export interface RegionEnv {
 
 export type Database = DrizzleD1Database;
 
+/** A shard's database, with its number: what the shard's events and deliveries carry in their queue messages. */
+export interface ShardDatabase {
+  shard: number;
+  db: Database;
+}
+
 /** Top-level properties of a response that hold a secret, and what a replay says in their place. */
 export interface ResponseSecrets {
   properties: string[];
@@ -46,6 +53,8 @@ export interface ResponseSecrets {
 export interface RegionVariables {
   requestId: string;
   actor: ActorContext;
+  /** The shard the request's organization lives in, as the gateway signed it, and its database. */
+  shard: number;
   db: Database;
   /** Signs list cursors (`CURSOR_SECRET`). */
   cursorSecret: string;
@@ -62,7 +71,7 @@ export type AppEnv = { Bindings: RegionEnv; Variables: RegionVariables };
 export function assertRegionEnv(env: RegionEnv): void {
   const required = [
     "REGION",
-    "DB",
+    ...(env.REGION ? shardsOf(env.REGION) : []).map((shard) => shardBinding(shard) as `DB_${number}`),
     "GATEWAY_CONTEXT_SECRET",
     "CURSOR_SECRET",
     "SEND_EMAIL",

@@ -1,11 +1,11 @@
-import { drizzle } from "drizzle-orm/d1";
 import { createApp } from "./app";
 import { deliverBatch } from "./domain/webhooks/deliver";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { fanOut } from "./domain/webhooks/fanout";
 import type { DeliveryMessage, EventMessage } from "./domain/webhooks/messages";
-import type { RegionEnv } from "./env";
+import type { Database, RegionEnv } from "./env";
 import { purgeExpiredIdempotencyKeys } from "./idempotency";
+import { batchesByShard, everyShard, shardDatabase } from "./shards";
 
 export { WebhookBurst } from "./domain/webhooks/burst";
 
@@ -14,15 +14,32 @@ const app = createApp();
 /** Events left in the outbox this long were missed by their request's dispatch (a crash): the sweeper sends them. */
 const sweepAfterMs = 10_000;
 
+/** Runs `consume` on each shard's part of a batch, all of them, then fails if any failed (its messages come back). */
+async function consumePerShard<Body extends { shard: number }>(
+  env: RegionEnv,
+  batch: MessageBatch<Body>,
+  consume: (db: Database, part: MessageBatch<Body>) => Promise<void>,
+): Promise<void> {
+  const outcomes = await Promise.allSettled(
+    batchesByShard(batch).map(([shard, part]) => consume(shardDatabase(env, shard).db, part)),
+  );
+  const failed = outcomes.find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
 export default {
   fetch: app.fetch,
+  // One queue per region carries every shard's messages; each names its shard.
   async queue(batch, env) {
-    const db = drizzle(env.DB);
-    if (batch.queue.startsWith("crm-events-")) await fanOut(db, env, batch as MessageBatch<EventMessage>);
-    else if (batch.queue.startsWith("crm-deliveries-")) await deliverBatch(db, env, batch as MessageBatch<DeliveryMessage>);
+    if (batch.queue.startsWith("crm-events-")) {
+      await consumePerShard(env, batch as MessageBatch<EventMessage>, (db, part) => fanOut(db, env, part));
+    } else if (batch.queue.startsWith("crm-deliveries-")) {
+      await consumePerShard(env, batch as MessageBatch<DeliveryMessage>, (db, part) => deliverBatch(db, env, part));
+    }
   },
   async scheduled(_controller, env) {
-    const db = drizzle(env.DB);
-    await Promise.all([purgeExpiredIdempotencyKeys(db), dispatchOutbox(db, env, sweepAfterMs)]);
+    await Promise.all(
+      everyShard(env).flatMap((shard) => [purgeExpiredIdempotencyKeys(shard.db), dispatchOutbox(shard, env, sweepAfterMs)]),
+    );
   },
 } satisfies ExportedHandler<RegionEnv, EventMessage | DeliveryMessage>;

@@ -1,16 +1,18 @@
 import { ApiError, verifyToken } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { inArray } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/d1";
 import { Hono } from "hono";
 import { runBatch } from "../batch";
 import { createWorkspaceStatements, type NewWorkspace } from "../domain/workspaces";
 import type { AppEnv } from "../env";
+import { shardDatabase } from "../shards";
 import { seedDemoContent } from "./demo-data";
 
 interface RegionSeed {
   purpose: "seed";
   issuedAt: number;
+  /** The organization's shard in this region, placed by the gateway. */
+  shard: number;
   /** Creation time of the demo rows: fixed, so that a re-seed writes identical data. */
   createdAt: number;
   workspaces: (NewWorkspace & { mailbox: { id: string; address: string; name: string } })[];
@@ -26,7 +28,7 @@ export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
   if (seed?.purpose !== "seed" || Math.abs(Date.now() - seed.issuedAt) > 60_000) {
     throw new ApiError("unauthorized", "Seed payloads must be signed by the gateway");
   }
-  const db = drizzle(c.env.DB);
+  const { db } = shardDatabase(c.env, seed.shard);
   const ids = seed.workspaces.map((workspace) => workspace.id);
   const existing = new Set(
     (await db.select({ id: regional.workspaces.id }).from(regional.workspaces).where(inArray(regional.workspaces.id, ids))).map(

@@ -39,7 +39,7 @@ export async function receiveEmail(message: ForwardableEmailMessage, env: Gatewa
     if (message.rawSize > maxMessageBytes) return reject(message, "Message too large (the limit is 25 MiB)");
     const mailbox = message.to.trim().toLowerCase();
     const [route] = await drizzle(env.CONTROL_DB)
-      .select({ region: control.organizations.region })
+      .select({ region: control.organizations.region, shard: control.organizations.shard })
       .from(control.mailboxes)
       .innerJoin(control.organizations, eq(control.organizations.id, control.mailboxes.organizationId))
       .where(eq(control.mailboxes.address, mailbox))
@@ -47,7 +47,13 @@ export async function receiveEmail(message: ForwardableEmailMessage, env: Gatewa
     if (!route) return reject(message, "Unknown mailbox");
     const raw = await new Response(message.raw).arrayBuffer();
     if (raw.byteLength > maxMessageBytes) return reject(message, "Message too large (the limit is 25 MiB)");
-    const claims: InboundMailClaims = { purpose: "inbound-mail", mailbox, digest: await sha256Hex(raw), issuedAt: Date.now() };
+    const claims: InboundMailClaims = {
+      purpose: "inbound-mail",
+      shard: route.shard,
+      mailbox,
+      digest: await sha256Hex(raw),
+      issuedAt: Date.now(),
+    };
     const response = await regionService(env, route.region).fetch(
       `https://api.${route.region}.internal/__internal/mail/inbound`,
       {

@@ -6,24 +6,40 @@ import {
   type UnsubscribeLink,
   verifyUnsubscribeLink,
 } from "@crm/contracts";
+import { control } from "@crm/db";
+import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
 import { html } from "hono/html";
 import { contextSecret, type GatewayEnv, regionService } from "../env";
+
+const invalidLink = () =>
+  new ApiError("invalid_request", "This unsubscribe link is invalid or has expired", [
+    { path: "query.token", message: "Invalid or expired" },
+  ]);
 
 /** The link a token names; an invalid, forged or expired one is a 400 naming the parameter. */
 export async function unsubscribeLinkOf(env: GatewayEnv, token: string): Promise<UnsubscribeLink> {
   const link = await verifyUnsubscribeLink(token, (region) => contextSecret(env, region));
-  if (!link) {
-    throw new ApiError("invalid_request", "This unsubscribe link is invalid or has expired", [
-      { path: "query.token", message: "Invalid or expired" },
-    ]);
-  }
+  if (!link) throw invalidLink();
   return link;
 }
 
-/** Records the unsubscribe in the organization's region, where its mail is sent from; a repeat changes nothing there. */
+/**
+ * Records the unsubscribe in the organization's region and shard, where its mail is sent from; a
+ * repeat changes nothing there. The shard is read now rather than carried in the link, which lives
+ * 90 days: an organization moved to another shard meanwhile is still found.
+ */
 export async function unsubscribe(env: GatewayEnv, link: UnsubscribeLink): Promise<void> {
+  const [organization] = await drizzle(env.CONTROL_DB)
+    .select({ shard: control.organizations.shard })
+    .from(control.organizations)
+    .where(eq(control.organizations.id, link.organizationId))
+    .limit(1);
+  // An organization that no longer exists sends no more mail: its links are void.
+  if (!organization) throw invalidLink();
   const claims: UnsubscribeClaims = {
     purpose: "unsubscribe",
+    shard: organization.shard,
     organizationId: link.organizationId,
     address: link.address,
     issuedAt: Date.now(),

@@ -112,6 +112,7 @@ export async function accessTokenActor(
     return {
       organizationId: organization.id,
       region: organization.region,
+      shard: organization.shard,
       actor: { type: "app", id: claims.client_id },
       credential,
       scopes,
@@ -128,6 +129,7 @@ export async function accessTokenActor(
   return {
     organizationId: organization.id,
     region: organization.region,
+    shard: organization.shard,
     actor: { type: "user", id: claims.sub },
     credential,
     scopes,

@@ -12,6 +12,7 @@ interface KeyRecord {
   id: string;
   organizationId: string;
   region: Region;
+  shard: number;
   ownerType: "user" | "agent";
   ownerId: string;
   secretHash: string;
@@ -37,6 +38,7 @@ async function loadKey(db: DrizzleD1Database, prefix: string, now: number): Prom
       id: apiKeys.id,
       organizationId: apiKeys.organizationId,
       region: organizations.region,
+      shard: organizations.shard,
       ownerType: apiKeys.ownerType,
       ownerId: apiKeys.ownerId,
       secretHash: apiKeys.secretHash,
@@ -87,6 +89,7 @@ export async function authenticateApiKey(db: DrizzleD1Database, token: string, n
   return {
     organizationId: record.organizationId,
     region: record.region,
+    shard: record.shard,
     actor: { type: record.ownerType, id: record.ownerId },
     credential: { type: "api_key", id: record.id },
     scopes: record.scopes.filter(isScope),

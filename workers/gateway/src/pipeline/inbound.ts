@@ -32,7 +32,7 @@ export async function forwardSignedDelivery(
     );
   const connectionId = connectionIdOf(request);
   const [route] = await call.controlDb
-    .select({ organizationId: organizations.id, region: organizations.region })
+    .select({ organizationId: organizations.id, region: organizations.region, shard: organizations.shard })
     .from(connectionRoutes)
     .innerJoin(organizations, eq(organizations.id, connectionRoutes.organizationId))
     .where(eq(connectionRoutes.connectionId, connectionId))
@@ -41,6 +41,7 @@ export async function forwardSignedDelivery(
   const actor: Actor = {
     organizationId: route.organizationId,
     region: route.region,
+    shard: route.shard,
     actor: { type: "app", id: connectionId },
     credential: { type: "signature", id: connectionId },
     scopes: [],

@@ -10,6 +10,8 @@ export interface OrganizationChoice {
   id: string;
   name: string;
   region: Region;
+  /** Its D1 shard in that region. */
+  shard: number;
   role: "owner" | "admin" | "member" | null;
 }
 
@@ -33,7 +35,13 @@ export function userOrganizations(db: DrizzleD1Database, userId: string, now = D
   const cached = memberships.get(userId);
   if (cached && now - cached.loadedAt < cacheMs) return cached.choices;
   const choices = db
-    .select({ id: organizations.id, name: organizations.name, region: organizations.region, role: organizationMembers.role })
+    .select({
+      id: organizations.id,
+      name: organizations.name,
+      region: organizations.region,
+      shard: organizations.shard,
+      role: organizationMembers.role,
+    })
     .from(organizationMembers)
     .innerJoin(organizations, eq(organizations.id, organizationMembers.organizationId))
     .where(eq(organizationMembers.userId, userId))
@@ -53,7 +61,7 @@ export function organizationById(
   const cached = organizationsById.get(organizationId);
   if (cached && now - cached.loadedAt < cacheMs) return cached.organization;
   const organization = db
-    .select({ id: organizations.id, name: organizations.name, region: organizations.region })
+    .select({ id: organizations.id, name: organizations.name, region: organizations.region, shard: organizations.shard })
     .from(organizations)
     .where(eq(organizations.id, organizationId))
     .limit(1)

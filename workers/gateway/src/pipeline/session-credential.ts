@@ -17,6 +17,7 @@ export interface Membership {
   organizationId: string;
   name: string;
   region: Region;
+  shard: number;
   role: "owner" | "admin" | "member";
 }
 
@@ -32,6 +33,7 @@ export async function membershipsOf(db: DrizzleD1Database, userId: string): Prom
       organizationId: organizations.id,
       name: organizations.name,
       region: organizations.region,
+      shard: organizations.shard,
       role: organizationMembers.role,
     })
     .from(organizationMembers)
@@ -58,6 +60,7 @@ export async function sessionActor(
   return {
     organizationId: organization.id,
     region: organization.region,
+    shard: organization.shard,
     actor: { type: "user", id: session.userId },
     credential: { type: "session", id: session.id },
     scopes: [...scopes],

@@ -1,10 +1,12 @@
-import { ApiError, signToken } from "@crm/contracts";
+import { ApiError, type Region, signToken } from "@crm/contracts";
 import { control } from "@crm/db";
-import { isNull } from "drizzle-orm";
+import { eq, isNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { Hono } from "hono";
 import { contextSecret, type GatewayAppEnv } from "../env";
 import { hashPassword } from "../identity/passwords";
+import { placeOrganization } from "../organizations/placement";
 import { gatewayCall } from "../pipeline/operation-call";
 import { newRequestFacts } from "../request-log";
 import { demoApiKey, demoId, demoKeys, demoOrganizations, demoPassword, demoUser } from "./demo";
@@ -14,6 +16,28 @@ import { demoOAuthClientRows, usersWithPasswords } from "./identity";
 /** Fixed times keep the seed byte-identical on every run. */
 const seededAt = Date.UTC(2026, 0, 5);
 const expiredAt = Date.UTC(2026, 1, 1);
+
+/**
+ * The shard of a demo organization: the one it already has, or, the first time, the least-filled
+ * shard of its region, with the organization's row written at once so that the next placement
+ * counts it (Acme and Initech, both us, land on different shards of a fresh stack).
+ */
+async function placeDemoOrganization(
+  db: DrizzleD1Database,
+  organization: { id: string; name: string; region: Region },
+): Promise<number> {
+  const [existing] = await db
+    .select({ shard: control.organizations.shard })
+    .from(control.organizations)
+    .where(eq(control.organizations.id, organization.id));
+  if (existing) return existing.shard;
+  const shard = await placeOrganization(db, organization.region);
+  await db
+    .insert(control.organizations)
+    .values({ ...organization, shard, createdAt: seededAt })
+    .onConflictDoNothing();
+  return shard;
+}
 
 /**
  * `POST /__dev/seed`: the local-development demo data (DESIGN.md section 13). Reachable only with
@@ -39,12 +63,7 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
 
   for (const organization of demoOrganizations) {
     const organizationId = await demoId(secret, "org", organization.label);
-    statements.push(
-      db
-        .insert(control.organizations)
-        .values({ id: organizationId, name: organization.name, region: organization.region, createdAt: seededAt })
-        .onConflictDoNothing(),
-    );
+    const shard = await placeDemoOrganization(db, { id: organizationId, name: organization.name, region: organization.region });
     const workspaceIds = new Map<string, string>();
     const mailboxIds = new Map<string, string>();
     for (const workspace of organization.workspaces) {
@@ -133,6 +152,7 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
 
     const regionSeed = {
       purpose: "seed",
+      shard,
       issuedAt: Date.now(),
       createdAt: seededAt,
       workspaces: organization.workspaces.map((workspace) => ({
@@ -148,7 +168,7 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
       })),
     };
     const region = organization.region === "eu" ? c.env.API_EU : c.env.API_US;
-    organizations.push({ organizationId, organization, workspaceIds, ownerIds, keys, region, regionSeed });
+    organizations.push({ organizationId, organization, shard, workspaceIds, ownerIds, keys, region, regionSeed });
   }
 
   const organizationIds = new Map(organizations.map(({ organization, organizationId }) => [organization.label, organizationId]));
@@ -185,10 +205,11 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
 
   return c.json({
     baseUrl: `${origin}/api/v1`,
-    organizations: organizations.map(({ organizationId, organization, workspaceIds, ownerIds, keys }) => ({
+    organizations: organizations.map(({ organizationId, organization, shard, workspaceIds, ownerIds, keys }) => ({
       id: organizationId,
       name: organization.name,
       region: organization.region,
+      shard,
       workspaces: organization.workspaces.map((workspace) => ({
         id: workspaceIds.get(workspace.label),
         name: workspace.name,

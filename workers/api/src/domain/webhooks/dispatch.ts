@@ -1,6 +1,6 @@
 import { regional } from "@crm/db";
 import { and, asc, inArray, isNull, lt, or } from "drizzle-orm";
-import type { Database, RegionEnv } from "../../env";
+import type { RegionEnv, ShardDatabase } from "../../env";
 import type { EventMessage } from "./messages";
 
 const { eventOutbox } = regional;
@@ -14,9 +14,10 @@ const claimLeaseMs = 60_000;
  * dispatcher first claims rows (so concurrent requests do not send the same events), sends them,
  * then marks them queued; rows whose claim expired without that mark are claimed again. So every
  * event is sent at least once; a resend carries the same delivery ids, which receivers deduplicate.
+ * Each message names the shard it comes from, where its consumers read and write.
  */
 export async function dispatchOutbox(
-  db: Database,
+  { shard, db }: ShardDatabase,
   env: Pick<RegionEnv, "EVENTS">,
   olderThanMs = 0,
   now = Date.now(),
@@ -44,6 +45,7 @@ export async function dispatchOutbox(
     await env.EVENTS.sendBatch(
       rows.map((row) => ({
         body: {
+          shard,
           eventId: row.id,
           workspaceId: row.workspaceId,
           objectTypeId: row.objectTypeId,

@@ -39,6 +39,7 @@ export async function fanOut(db: Database, env: Pick<RegionEnv, "DELIVERIES">, b
     );
     const deliveries: DeliveryMessage[] = await Promise.all(
       matching.map(async (webhook) => ({
+        shard: event.shard,
         deliveryId: await deliveryId(event.eventId, webhook.id),
         webhookId: webhook.id,
         workspaceId: event.workspaceId,

@@ -2,6 +2,8 @@ import type { EventType } from "@crm/contracts";
 
 /** An event leaving the outbox. `payload` is the event as delivered, JSON. */
 export interface EventMessage {
+  /** The shard of the event's organization: its subscriptions and deliveries are there. */
+  shard: number;
   eventId: string;
   workspaceId: string;
   objectTypeId: string | null;
@@ -13,6 +15,8 @@ export interface EventMessage {
 
 /** One delivery of an event to one subscription; `attempt` counts from 1. */
 export interface DeliveryMessage {
+  /** The shard of the subscription's organization. */
+  shard: number;
   deliveryId: string;
   webhookId: string;
   workspaceId: string;

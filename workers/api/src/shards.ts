@@ -1,0 +1,48 @@
+import { shardBinding, shardsOf } from "@crm/contracts";
+import { drizzle } from "drizzle-orm/d1";
+import type { Context } from "hono";
+import type { AppEnv, RegionEnv, ShardDatabase } from "./env";
+
+/**
+ * The database of one of this region's shards. Which shard serves a request comes from what the
+ * gateway signed (the actor context, an internal request's claims, a queue message this region wrote),
+ * never from the client; a shard this region does not bind means the gateway and the region were
+ * deployed with different layouts, a server fault.
+ */
+export function shardDatabase(env: RegionEnv, shard: number): ShardDatabase {
+  const database = shardsOf(env.REGION).includes(shard) ? env[shardBinding(shard) as `DB_${number}`] : undefined;
+  if (!database) throw new Error(`Region ${env.REGION} has no shard ${shard}`);
+  return { shard, db: drizzle(database) };
+}
+
+/** Serves the rest of the request from `shard`: services read its database as `c.var.db`. */
+export function useShard(c: Context<AppEnv>, shard: number): void {
+  c.set("shard", shard);
+  c.set("db", shardDatabase(c.env, shard).db);
+}
+
+/** Every shard of this region, in order: the cron sweeps each. */
+export const everyShard = (env: RegionEnv): ShardDatabase[] => shardsOf(env.REGION).map((shard) => shardDatabase(env, shard));
+
+/**
+ * Splits a queue batch by the shard its messages name, each part a batch of its own, so that a
+ * consumer written for one database serves a region of several.
+ */
+export function batchesByShard<Body extends { shard: number }>(batch: MessageBatch<Body>): [number, MessageBatch<Body>][] {
+  const byShard = new Map<number, Message<Body>[]>();
+  for (const message of batch.messages) byShard.set(message.body.shard, [...(byShard.get(message.body.shard) ?? []), message]);
+  return [...byShard].map(([shard, messages]) => [
+    shard,
+    {
+      queue: batch.queue,
+      metadata: batch.metadata,
+      messages,
+      ackAll: () => {
+        for (const message of messages) message.ack();
+      },
+      retryAll: (options) => {
+        for (const message of messages) message.retry(options);
+      },
+    },
+  ]);
+}
