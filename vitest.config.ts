@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { regionalConfigPath, writeRegionalConfigs } from "./scripts/lib/databases.mjs";
+import { copyDocsAssets } from "./scripts/lib/docs-assets.mjs";
 import { shardDatabases } from "./workers/api/wrangler-template";
 
 /**
@@ -11,6 +12,8 @@ import { shardDatabases } from "./workers/api/wrangler-template";
  * queues, the bucket), reached over the real service bindings. The test Worker also binds each
  * region's shard databases and bucket (same ids) so tests can check where data lives.
  */
+// The gateway's [assets] directory (Scalar's build for the docs page) must exist before miniflare reads wrangler.toml.
+copyDocsAssets();
 writeRegionalConfigs();
 const regions = ["us", "eu"] as const;
 type Region = (typeof regions)[number];
@@ -91,6 +94,7 @@ export default defineConfig({
                 GATEWAY_CONTEXT_SECRET_US: contextSecrets.us,
                 GATEWAY_CONTEXT_SECRET_EU: contextSecrets.eu,
                 IDENTITY_SECRET: "test-identity-secret",
+                SSO_STORE_SECRET: "test-sso-store-secret",
                 DEV_TOOLS: "true",
                 RECEIVER_URL: inject("receiverUrl"),
                 CONTROL_MIGRATIONS: await readD1Migrations("migrations/control"),

@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { gatewayConfigPath, migrateAll, migrationTargets, writeRegionalConfigs } from "./lib/databases.mjs";
+import { copyDocsAssets } from "./lib/docs-assets.mjs";
 
 const origin = "http://127.0.0.1:8787";
 const state = resolve(".wrangler/state");
@@ -22,9 +23,11 @@ if (!existsSync(secretsFile)) {
   writeFileSync(secretsFile, JSON.stringify({ GATEWAY_CONTEXT_SECRET: secret(), CURSOR_SECRET: secret() }, null, 2));
 }
 const secrets = JSON.parse(readFileSync(secretsFile, "utf8"));
-// Added with issue 12: a secrets file written before then gets it now, keeping the others.
-if (!secrets.IDENTITY_SECRET) {
-  secrets.IDENTITY_SECRET = randomBytes(32).toString("base64url");
+// Added later (IDENTITY_SECRET with issue 12, SSO_STORE_SECRET with 16): a secrets file written
+// before then gets them now, keeping the others.
+for (const name of ["IDENTITY_SECRET", "SSO_STORE_SECRET"]) {
+  if (secrets[name]) continue;
+  secrets[name] = randomBytes(32).toString("base64url");
   writeFileSync(secretsFile, JSON.stringify(secrets, null, 2));
 }
 // wrangler reads local secrets from .dev.vars beside each Worker's config. DEV_TOOLS turns on the seed route.
@@ -40,6 +43,8 @@ writeFileSync(
     GATEWAY_CONTEXT_SECRET_US: contextSecret,
     GATEWAY_CONTEXT_SECRET_EU: contextSecret,
     IDENTITY_SECRET: secrets.IDENTITY_SECRET,
+    // The identity service's pushes of SSO connections are signed with it (scripts/store-sso-connection.mjs).
+    SSO_STORE_SECRET: secrets.SSO_STORE_SECRET,
   }),
 );
 // Local receivers (http://127.0.0.1:<port>) may subscribe to webhooks in the dev stack only.
@@ -48,6 +53,9 @@ writeFileSync(
   // Unsubscribe links in locally sent mail (.eml files wrangler names in its log) open on this stack.
   `${devVars({ GATEWAY_CONTEXT_SECRET: contextSecret, CURSOR_SECRET: secrets.CURSOR_SECRET, PUBLIC_ORIGIN: origin })}WEBHOOKS_ALLOW_LOOPBACK=true\n`,
 );
+
+// The gateway's [assets] directory: Scalar's build for the reference page at /api/v1/docs.
+copyDocsAssets();
 
 /**
  * Migrations go through the same applier as in tests and benchmarks, onto the state `wrangler dev

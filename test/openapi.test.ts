@@ -1,5 +1,6 @@
 import { catalogue, errorStatus, openApiDocument } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
+import { scalarBundlePath } from "../workers/gateway/src/api-reference";
 import { call } from "./stack";
 
 describe("GET /openapi.json", () => {
@@ -123,12 +124,28 @@ describe("the OpenAPI document as generated clients read it", () => {
 });
 
 describe("GET /docs", () => {
-  it("renders the reference as a self-contained HTML page", async () => {
+  it("serves the Scalar reference over this origin's document, loading Scalar from this origin only", async () => {
     const response = await call("/docs");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/html/);
     const page = await response.text();
-    expect(page).not.toMatch(/<script|https?:\/\/(cdn|unpkg|fonts)/);
-    for (const operation of catalogue) expect(page).toContain(operation.operationId);
+    expect(page).toContain(`import { createApiReference } from '${scalarBundlePath}'`);
+    expect(page).toContain('"url": "/api/v1/openapi.json"');
+    expect(page).not.toMatch(/cdn\.jsdelivr|unpkg|fonts\.scalar/);
+    // Every script runs by this origin or the response's nonce; requests go to this origin only.
+    const policy = response.headers.get("content-security-policy") ?? "";
+    const nonce = /'nonce-([^']+)'/.exec(policy)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(page.match(/<script\b[^>]*>/g)?.every((tag) => tag.includes(`nonce="${nonce}"`))).toBe(true);
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain("connect-src 'self';");
+    // A fresh nonce per response, so none can be learned from an earlier page.
+    const again = (await call("/docs")).headers.get("content-security-policy");
+    expect(again).not.toBe(policy);
+  });
+
+  it("is the page the document names for reference and support", async () => {
+    const document = (await (await call("/openapi.json")).json()) as { info: { contact: { url: string } } };
+    expect(document.info.contact.url).toBe("http://127.0.0.1:8787/api/v1/docs");
   });
 });

@@ -30,6 +30,7 @@ import {
   uploadedFile,
   type WorkerConfig,
 } from "./deploy-plan.ts";
+import { copyDocsAssets } from "./docs-assets.mjs";
 
 export interface DeployOptions {
   /** The gateway's public origin (`https://api.example.com`): its custom domain, and the regions' PUBLIC_ORIGIN. */
@@ -122,6 +123,8 @@ export function secretSpecs(gateway: string): SecretSpec[] {
       holders: [{ worker: regionalWorker(region), name: "CURSOR_SECRET" }],
     })),
     { label: "IDENTITY_SECRET", generated: true, holders: [{ worker: gateway, name: "IDENTITY_SECRET" }] },
+    // The identity service signs its SSO pushes with the same value: it is agreed with them, never made up here.
+    { label: "SSO_STORE_SECRET", generated: false, holders: [{ worker: gateway, name: "SSO_STORE_SECRET" }] },
   ];
 }
 
@@ -143,7 +146,7 @@ export function standInIds(): Record<string, string> {
   return Object.fromEntries(names.map((name) => [name, uuid(name)]));
 }
 
-/** Bundles a Worker as `wrangler deploy` would upload it (no network) and returns its gzipped size. */
+/** Bundles a Worker as `wrangler deploy` would upload it (no network) and returns its gzipped size; static assets are not in it. */
 function bundle(target: DeployTarget): { worker: string; bytes: number; gzipBytes: number } {
   const outdir = join(bundleDir, target.config.name);
   rmSync(outdir, { recursive: true, force: true });
@@ -161,6 +164,7 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 /** Bundles every Worker, prints the sizes, and fails when one is over budget. */
 export function checkBundles(targets: DeployTarget[], log = console.log) {
+  copyDocsAssets();
   const sizes = targets.map(bundle);
   log(`\nBundles (gzipped, budget ${kib(bundleBudgetBytes)} each):`);
   for (const size of sizes) log(`  ${size.worker.padEnd(14)} ${kib(size.gzipBytes).padStart(10)}  (${kib(size.bytes)} raw)`);
@@ -305,6 +309,8 @@ export async function deploy(options: DeployOptions) {
       stdio: "inherit",
       env: { ...process.env, CI: "true" },
     });
+  // The gateway's [assets] directory: Scalar's build for the reference page, uploaded with the gateway.
+  copyDocsAssets();
   for (const worker of plan.placeholders)
     deployPlaceholder(worker, targets.find((target) => target.config.name === worker)?.config.compatibility_date ?? "2026-11-01");
   for (const worker of plan.deployOrder) {

@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { gatewayConfigPath, migrateAll, writeRegionalConfigs } from "./databases.mjs";
+import { copyDocsAssets } from "./docs-assets.mjs";
 
 export const buildDir = ".wrangler/build";
 // The gateway signs the actor context with each region's own secret; a region holds only its own.
@@ -13,6 +14,7 @@ const gatewaySecrets = {
   GATEWAY_CONTEXT_SECRET_US: contextSecrets.us,
   GATEWAY_CONTEXT_SECRET_EU: contextSecrets.eu,
   IDENTITY_SECRET: "stack-identity-secret",
+  SSO_STORE_SECRET: "stack-sso-store-secret",
   DEV_TOOLS: "true",
 };
 const regionSecrets = (region) => ({
@@ -21,8 +23,9 @@ const regionSecrets = (region) => ({
   DEV_TOOLS: "true",
 });
 
-/** Bundles the gateway and the regional Worker as `wrangler deploy` would. */
+/** Bundles the gateway and the regional Worker as `wrangler deploy` would, with the gateway's static assets in place. */
 export function buildWorkers() {
+  copyDocsAssets();
   const quiet = { ...process.env, WRANGLER_LOG: "error" };
   const regionalConfigs = writeRegionalConfigs();
   execFileSync("wrangler", ["deploy", "--dry-run", "-c", gatewayConfigPath, "--outdir", `${buildDir}/gateway`], {

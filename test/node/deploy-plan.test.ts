@@ -91,6 +91,7 @@ describe("the plan", () => {
       ["CURSOR_SECRET (us)", "new"],
       ["CURSOR_SECRET (eu)", "new"],
       ["IDENTITY_SECRET", "new"],
+      ["SSO_STORE_SECRET", "new"],
     ]);
     expect(plan.migrations.map((migration) => migration.databaseName)).toEqual([
       "crm-control",
@@ -121,6 +122,8 @@ describe("the plan", () => {
     expect(secrets["CURSOR_SECRET (eu)"]?.kind).toBe("new");
     expect(secrets["CURSOR_SECRET (us)"]).toBeUndefined();
     expect(secrets.IDENTITY_SECRET).toBeUndefined();
+    // Agreed with the identity service: typed in, never generated.
+    expect(secrets.SSO_STORE_SECRET?.spec.generated).toBe(false);
     // Migrations always run: wrangler applies only those a database has not recorded.
     expect(plan.migrations).toHaveLength(4);
   });

@@ -70,6 +70,6 @@ export function openApiDocument(origin: string) {
   });
   // OpenAPI 3.1 licence by SPDX identifier (the generator's config type predates the field).
   document.info.license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
-  document.info.contact = { name: "API reference and support", url: `${origin}/docs` };
+  document.info.contact = { name: "API reference and support", url: `${origin}/api/v1/docs` };
   return document;
 }

@@ -133,3 +133,4 @@ export const connectionRoutes = sqliteTable("connection_routes", {
 });
 
 export * from "./control-identity";
+export * from "./control-sso";

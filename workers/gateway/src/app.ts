@@ -3,9 +3,10 @@ import { newId } from "@crm/db";
 import { drizzle } from "drizzle-orm/d1";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { apiReferencePage } from "./api-reference";
 import { consoleApp } from "./console/console-app";
-import { docsPage } from "./docs-page";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
+import { internalRoutes, internalRoutesPrefix } from "./internal-routes";
 import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
 import { gatewayCall, type OperationRequest } from "./pipeline/operation-call";
@@ -46,7 +47,7 @@ export function createGateway() {
     }),
   );
   api.get("/openapi.json", (c) => c.json(openApiDocumentFor(new URL(c.req.url).origin)));
-  api.get("/docs", (c) => c.html(docsPage(openApiDocumentFor(new URL(c.req.url).origin))));
+  api.get("/docs", apiReferencePage);
   for (const removed of removedRoutes) {
     api.on(removed.method, removed.path, () => {
       throw new ApiError("route_removed", `${removed.method} ${removed.path} was removed from the API; see the change log`);
@@ -58,6 +59,8 @@ export function createGateway() {
       runOperation(gatewayCall(c), operation, await operationRequest(c)),
     );
   }
+  // Outside the catalogue, hence not in the public document: routes for the platform's own services.
+  api.route(internalRoutesPrefix, internalRoutes);
   app.route("/api/v1", api);
   // The OAuth server lives at the origin, not under /api/v1: its issuer is the origin (DESIGN.md section 3).
   app.route("/", oauthRoutes);

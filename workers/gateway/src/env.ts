@@ -21,6 +21,8 @@ export interface GatewayEnv {
    * private halves of the OAuth signing keys. Each use derives its own key from it (identity/identity-secret.ts).
    */
   IDENTITY_SECRET: string;
+  /** Verifies the identity service's signed pushes of SSO connections (`POST /api/v1/internal/sso/store`). */
+  SSO_STORE_SECRET: string;
   /** Multiplies every rate-limit budget; set only by the benchmark, which measures the pipeline rather than refusals. */
   RATE_LIMIT_FACTOR?: string;
   /** "true" only in the local stack and tests: enables the demo seed route. */
@@ -54,6 +56,7 @@ export function assertGatewayEnv(env: GatewayEnv): void {
     "GATEWAY_CONTEXT_SECRET_US",
     "GATEWAY_CONTEXT_SECRET_EU",
     "IDENTITY_SECRET",
+    "SSO_STORE_SECRET",
   ] as const;
   const missing = required.filter((name) => !env[name]);
   if (missing.length > 0) throw new Error(`Gateway misconfigured: missing ${missing.join(", ")}`);

@@ -1,0 +1,2 @@
+export const assetsDirectory: string;
+export function copyDocsAssets(): void;

@@ -1,0 +1,239 @@
+import { env } from "cloudflare:test";
+import { control } from "@crm/db";
+import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { describe, expect, it } from "vitest";
+import { createOrganization } from "./fixtures";
+import { call } from "./stack";
+
+/**
+ * `POST /internal/sso/store` (DESIGN.md section 12): the identity service's signed push of an
+ * organization's SSO connection. The identity service is played here: it signs as the design says.
+ */
+
+const db = () => drizzle(env.CONTROL_DB);
+const { ssoConnections, ssoStoreNonces } = control;
+
+const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+
+/** Lowercase hex HMAC-SHA-256 of `timestamp.nonce.body`, as the identity service signs. */
+async function sign(secret: string, timestamp: string, nonce: string, body: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
+  return hex(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${timestamp}.${nonce}.${body}`)));
+}
+
+interface PushOptions {
+  secret?: string;
+  timestamp?: number;
+  nonce?: string;
+  /** Replaces the signature made over the body. */
+  signature?: string;
+  contentType?: string;
+}
+
+const newNonce = () => crypto.randomUUID();
+
+/** Signs `body` (a string as sent) and posts it. */
+async function push(body: string, options: PushOptions = {}) {
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const nonce = options.nonce ?? newNonce();
+  const signature = options.signature ?? (await sign(options.secret ?? env.SSO_STORE_SECRET, timestamp, nonce, body));
+  return call("/internal/sso/store", {
+    method: "POST",
+    headers: {
+      "content-type": options.contentType ?? "application/json",
+      "x-sso-timestamp": timestamp,
+      "x-sso-nonce": nonce,
+      "x-sso-signature": signature,
+    },
+    body,
+  });
+}
+
+const samlConnection = (organizationId: string) => ({
+  organizationId,
+  protocol: "saml",
+  domains: ["acme.example", "Sales.Acme.Example"],
+  metadataUrl: "https://idp.acme.example/saml/metadata",
+  enforced: true,
+});
+
+const storedConnection = async (organizationId: string) =>
+  (await db().select().from(ssoConnections).where(eq(ssoConnections.organizationId, organizationId)))[0];
+
+async function expectError(response: Response, status: number, code: string) {
+  expect(response.status).toBe(status);
+  const body = (await response.json()) as { error: { code: string; message: string; requestId: string; details?: unknown } };
+  expect(body.error.code).toBe(code);
+  expect(body.error.requestId).toBe(response.headers.get("x-request-id"));
+  return body.error;
+}
+
+describe("POST /internal/sso/store", () => {
+  it("stores the organization's connection, then replaces it on the next push", async () => {
+    const { organizationId } = await createOrganization();
+    const response = await push(JSON.stringify(samlConnection(organizationId)));
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { connection: unknown }).connection).toMatchObject({
+      organizationId,
+      protocol: "saml",
+      domains: ["acme.example", "sales.acme.example"],
+      metadataUrl: "https://idp.acme.example/saml/metadata",
+      issuer: null,
+      enforced: true,
+    });
+    expect(await storedConnection(organizationId)).toMatchObject({ protocol: "saml", enforced: true });
+
+    const oidc = {
+      organizationId,
+      protocol: "oidc",
+      domains: ["acme.example"],
+      issuer: "https://login.acme.example",
+      enforced: false,
+    };
+    expect((await push(JSON.stringify(oidc))).status).toBe(200);
+    const rows = await db().select().from(ssoConnections).where(eq(ssoConnections.organizationId, organizationId));
+    expect(rows).toEqual([
+      expect.objectContaining({
+        protocol: "oidc",
+        domains: ["acme.example"],
+        metadataUrl: null,
+        issuer: oidc.issuer,
+        enforced: false,
+      }),
+    ]);
+  });
+
+  it("refuses a wrong signature, another secret's, or a body changed after signing (401, nothing stored)", async () => {
+    const { organizationId } = await createOrganization();
+    const body = JSON.stringify(samlConnection(organizationId));
+    const timestamp = Math.floor(Date.now() / 1000);
+    const nonce = newNonce();
+    const valid = await sign(env.SSO_STORE_SECRET, String(timestamp), nonce, body);
+    const tampered = body.replace('"enforced":true', '"enforced":false');
+    for (const attempt of [
+      push(body, { secret: "not-the-sso-store-secret" }),
+      push(body, { signature: "0".repeat(64) }),
+      push(body, { signature: valid.toUpperCase() }),
+      push(tampered, { timestamp, nonce, signature: valid }),
+      push(body, { timestamp, nonce: newNonce(), signature: valid }),
+    ])
+      await expectError(await attempt, 401, "unauthorized");
+    expect(await storedConnection(organizationId)).toBeUndefined();
+  });
+
+  it("refuses missing or malformed signing headers (401)", async () => {
+    const { organizationId } = await createOrganization();
+    const body = JSON.stringify(samlConnection(organizationId));
+    const unsigned = await call("/internal/sso/store", { method: "POST", headers: { "content-type": "application/json" }, body });
+    await expectError(unsigned, 401, "unauthorized");
+    await expectError(await push(body, { nonce: "short" }), 401, "unauthorized");
+    await expectError(await push(body, { nonce: "with spaces and more than sixteen" }), 401, "unauthorized");
+    expect(await storedConnection(organizationId)).toBeUndefined();
+  });
+
+  it("refuses a timestamp more than five minutes old or ahead (401), and takes one within", async () => {
+    const { organizationId } = await createOrganization();
+    const body = JSON.stringify(samlConnection(organizationId));
+    const now = Math.floor(Date.now() / 1000);
+    await expectError(await push(body, { timestamp: now - 5 * 60 - 30 }), 401, "unauthorized");
+    await expectError(await push(body, { timestamp: now + 5 * 60 + 30 }), 401, "unauthorized");
+    expect(await storedConnection(organizationId)).toBeUndefined();
+    expect((await push(body, { timestamp: now - 4 * 60 })).status).toBe(200);
+  });
+
+  it("accepts each nonce once: a replay, also re-signed over another body, is 401 and changes nothing", async () => {
+    const { organizationId } = await createOrganization();
+    const body = JSON.stringify(samlConnection(organizationId));
+    const timestamp = Math.floor(Date.now() / 1000);
+    const nonce = newNonce();
+    expect((await push(body, { timestamp, nonce })).status).toBe(200);
+    const first = await storedConnection(organizationId);
+    await expectError(await push(body, { timestamp, nonce }), 401, "unauthorized");
+    const other = JSON.stringify({ ...samlConnection(organizationId), enforced: false });
+    await expectError(await push(other, { nonce }), 401, "unauthorized");
+    expect(await storedConnection(organizationId)).toEqual(first);
+  });
+
+  it("takes exactly one of two identical pushes sent at the same time", async () => {
+    const { organizationId } = await createOrganization();
+    const body = JSON.stringify(samlConnection(organizationId));
+    const timestamp = Math.floor(Date.now() / 1000);
+    const nonce = newNonce();
+    const signature = await sign(env.SSO_STORE_SECRET, String(timestamp), nonce, body);
+    const responses = await Promise.all([
+      push(body, { timestamp, nonce, signature }),
+      push(body, { timestamp, nonce, signature }),
+    ]);
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 401]);
+    expect(await db().select().from(ssoStoreNonces).where(eq(ssoStoreNonces.nonce, nonce))).toHaveLength(1);
+    expect(await db().select().from(ssoConnections).where(eq(ssoConnections.organizationId, organizationId))).toHaveLength(1);
+  });
+
+  it("refuses a malformed body with 400 and details, and lets the nonce be used for a corrected push", async () => {
+    const { organizationId } = await createOrganization();
+    const connection = samlConnection(organizationId);
+    const nonce = newNonce();
+    await expectError(await push("{not json", { nonce }), 400, "invalid_request");
+    const cases: [unknown, string][] = [
+      [{ ...connection, protocol: "ldap" }, "body.protocol"],
+      [{ ...connection, metadataUrl: undefined }, "body.metadataUrl"],
+      [{ ...connection, metadataUrl: "http://idp.acme.example/metadata" }, "body.metadataUrl"],
+      [{ ...connection, domains: ["not a domain"] }, "body.domains.0"],
+      [{ ...connection, domains: [] }, "body.domains"],
+      [{ ...connection, enforced: "yes" }, "body.enforced"],
+      [{ ...connection, issuer: "https://login.acme.example" }, "body.issuer"],
+      [{ ...connection, organizationId: "org\ud800xyz" }, "body.organizationId"],
+    ];
+    for (const [body, path] of cases) {
+      const error = await expectError(await push(JSON.stringify(body), { nonce }), 400, "invalid_request");
+      expect(error.details, JSON.stringify(body)).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+    }
+    await expectError(
+      await push(JSON.stringify(connection), { nonce, contentType: "text/plain" }),
+      415,
+      "unsupported_media_type",
+    );
+    expect(await storedConnection(organizationId)).toBeUndefined();
+    expect((await push(JSON.stringify(connection), { nonce })).status).toBe(200);
+  });
+
+  it("refuses a body over 64 KiB (413) and an unknown organization (404), storing nothing", async () => {
+    const { organizationId } = await createOrganization();
+    const oversized = JSON.stringify({ ...samlConnection(organizationId), padding: "x".repeat(64 * 1024) });
+    await expectError(await push(oversized), 413, "payload_too_large");
+    await expectError(await push(JSON.stringify(samlConnection("org_doesnotexist"))), 404, "not_found");
+    expect(await storedConnection(organizationId)).toBeUndefined();
+    expect(await storedConnection("org_doesnotexist")).toBeUndefined();
+  });
+
+  it("prunes nonces once their push's timestamp is well past the tolerance", async () => {
+    const { organizationId } = await createOrganization();
+    const stale = `stale-${newNonce()}`;
+    const recent = `recent-${newNonce()}`;
+    const now = Date.now();
+    await db()
+      .insert(ssoStoreNonces)
+      .values([
+        { nonce: stale, expiresAt: now - 60 * 60 * 1000 },
+        { nonce: recent, expiresAt: now - 60 * 1000 },
+      ]);
+    expect((await push(JSON.stringify(samlConnection(organizationId)))).status).toBe(200);
+    const left = (await db().select().from(ssoStoreNonces)).map((row) => row.nonce);
+    expect(left).not.toContain(stale);
+    expect(left).toContain(recent);
+  });
+
+  it("answers other methods with 405 and Allow, as every route", async () => {
+    const response = await call("/internal/sso/store");
+    await expectError(response, 405, "method_not_allowed");
+    expect(response.headers.get("allow")).toBe("POST");
+  });
+
+  it("is not in the public OpenAPI document", async () => {
+    const document = (await (await call("/openapi.json")).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths).filter((path) => path.startsWith("/internal"))).toEqual([]);
+  });
+});

@@ -1,0 +1,51 @@
+import { ApiError, validationHook } from "@crm/contracts";
+import { Hono } from "hono";
+import type { GatewayAppEnv } from "./env";
+import { type SsoConnectionPush, ssoConnectionPush, storeSsoConnection } from "./sso/connection-store";
+import { verifySsoPush } from "./sso/signature";
+
+/** An SSO connection is a few hundred bytes; a hundred domains stay far below this. */
+const maxPushBytes = 64 * 1024;
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** The body through the API's one validation hook: the same 400 and details as every route, lone surrogates refused too. */
+function validPush(json: unknown): SsoConnectionPush {
+  const parsed = ssoConnectionPush.safeParse(json);
+  if (parsed.success) {
+    validationHook({ success: true, target: "json", data: json });
+    return parsed.data;
+  }
+  validationHook({ success: false, target: "json", data: json, error: parsed.error });
+  // The hook has thrown: a failed parse always has issues.
+  throw parsed.error;
+}
+
+/** Where the internal routes are mounted under `/api/v1`. */
+export const internalRoutesPrefix = "/internal";
+
+/**
+ * Routes for the platform's own services, outside the route catalogue and so outside the public
+ * OpenAPI document, the MCP tools and the auth matrix; each authenticates its caller itself.
+ *
+ * `POST /api/v1/internal/sso/store` (DESIGN.md section 12): the identity service pushes an
+ * organization's SSO connection, signed with `SSO_STORE_SECRET`. Order: size (413), signature and
+ * timestamp (401), media type (415), JSON and schema (400), organization (404), then the nonce's
+ * single use and the store in one batch (a replay is 401 and stores nothing).
+ */
+export const internalRoutes = new Hono<GatewayAppEnv>().post("/sso/store", async (c) => {
+  const body = await c.req.arrayBuffer();
+  if (body.byteLength > maxPushBytes)
+    throw new ApiError("payload_too_large", `An SSO connection push is at most ${maxPushBytes / 1024} KiB`);
+  const now = Date.now();
+  const signed = await verifySsoPush(c.env.SSO_STORE_SECRET, c.req.raw.headers, body, now);
+  if (!/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? ""))
+    throw new ApiError("unsupported_media_type", "The body must be application/json");
+  let json: unknown;
+  try {
+    json = JSON.parse(strictUtf8.decode(body));
+  } catch {
+    throw new ApiError("invalid_request", "The body is not valid JSON in UTF-8");
+  }
+  const connection = await storeSsoConnection(c.var.controlDb, validPush(json), signed, now);
+  return c.json({ connection });
+});

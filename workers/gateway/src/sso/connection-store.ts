@@ -1,0 +1,91 @@
+import { ApiError } from "@crm/contracts";
+import { control } from "@crm/db";
+import { eq, lt } from "drizzle-orm";
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+import { z } from "zod";
+import { type SignedPush, ssoToleranceSeconds } from "./signature";
+
+const { organizations, ssoConnections, ssoStoreNonces } = control;
+
+/** A DNS name of at least two labels, lower-cased (`Acme.Example` is stored as `acme.example`). */
+const domainName = z
+  .string()
+  .max(253)
+  .toLowerCase()
+  .regex(
+    /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+    "Not a domain name such as acme.example",
+  );
+
+const httpsUrl = z.url({ protocol: /^https$/, error: "Not an https URL" }).max(2048);
+
+const common = {
+  organizationId: z.string().min(6).max(64),
+  domains: z
+    .array(domainName)
+    .min(1)
+    .max(100)
+    .refine((domains) => new Set(domains).size === domains.length, "Each domain once"),
+  enforced: z.boolean(),
+};
+
+/** What the identity service pushes: SAML names the provider's metadata, OIDC its issuer. */
+export const ssoConnectionPush = z.discriminatedUnion("protocol", [
+  z.strictObject({ ...common, protocol: z.literal("saml"), metadataUrl: httpsUrl }),
+  z.strictObject({ ...common, protocol: z.literal("oidc"), issuer: httpsUrl }),
+]);
+
+export type SsoConnectionPush = z.infer<typeof ssoConnectionPush>;
+
+/**
+ * Nonces stay this long after their push's timestamp left the tolerance, so a push checked just
+ * inside it cannot find its nonce already pruned by another.
+ */
+const nonceMarginMs = ssoToleranceSeconds * 1000;
+
+const replayed = /UNIQUE constraint failed: sso_store_nonces\.nonce/;
+
+function isReplay(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    if (replayed.test(cause.message)) return true;
+  }
+  return false;
+}
+
+/**
+ * Stores (or replaces) the organization's SSO connection and claims the push's nonce in one D1
+ * batch: a nonce used before, also by a push running at the same moment, fails the batch on its
+ * primary key, so the replay stores nothing and is refused (401). Expired nonces are pruned in the
+ * same batch.
+ */
+export async function storeSsoConnection(db: DrizzleD1Database, push: SsoConnectionPush, signed: SignedPush, nowMs: number) {
+  const [organization] = await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.id, push.organizationId))
+    .limit(1);
+  if (!organization) throw new ApiError("not_found", "Organization not found");
+  const connection = {
+    organizationId: push.organizationId,
+    protocol: push.protocol,
+    domains: push.domains,
+    metadataUrl: push.protocol === "saml" ? push.metadataUrl : null,
+    issuer: push.protocol === "oidc" ? push.issuer : null,
+    enforced: push.enforced,
+    updatedAt: nowMs,
+  };
+  try {
+    await db.batch([
+      db.delete(ssoStoreNonces).where(lt(ssoStoreNonces.expiresAt, nowMs - nonceMarginMs)),
+      db.insert(ssoStoreNonces).values({ nonce: signed.nonce, expiresAt: (signed.timestamp + ssoToleranceSeconds) * 1000 }),
+      db
+        .insert(ssoConnections)
+        .values({ ...connection, createdAt: nowMs })
+        .onConflictDoUpdate({ target: ssoConnections.organizationId, set: connection }),
+    ]);
+  } catch (error) {
+    if (isReplay(error)) throw new ApiError("unauthorized", "This nonce was used before; sign each push with a new one");
+    throw error;
+  }
+  return connection;
+}
