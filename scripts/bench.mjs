@@ -3,13 +3,14 @@
 // measured in the same run: a bare Hono handler doing one D1 read by key.
 //   npm run bench            all scenarios
 //   npm run bench -- --quick shorter runs (for a smoke test)
-//   npm run bench -- --only=pipeline|records|webhooks|oauth|meetings   one scenario
+//   npm run bench -- --only=pipeline|records|webhooks|oauth|meetings|scale   one scenario
 import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { Webhook } from "standardwebhooks";
 import { benchAccessToken } from "../bench/access-token.mjs";
 import { load } from "../bench/load.mjs";
 import { startReceiver } from "../bench/receiver.mjs";
+import { scaleSection } from "../bench/scale.mjs";
 import { buildDir, buildWorkers, startStack } from "./lib/stack.mjs";
 
 const quick = process.argv.includes("--quick");
@@ -34,6 +35,15 @@ async function buildBundles() {
     format: "esm",
     platform: "node",
     outfile: `${buildDir}/bench-inbox/seed.mjs`,
+    logLevel: "warning",
+  });
+  // The scale simulation's organizations, placed by the gateway's own rule.
+  await build({
+    entryPoints: ["bench/tenants.ts"],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    outfile: `${buildDir}/bench-scale/tenants.mjs`,
     logLevel: "warning",
   });
 }
@@ -490,4 +500,8 @@ if (!only || only === "webhooks") await webhooksSection(stack, auth);
 if (!only || only === "oauth") await oauthSection(stack, auth);
 if (!only || only === "inbox") await inboxSection(stack, auth);
 if (!only || only === "meetings") await meetingsSection(stack, auth);
+if (!only || only === "scale") {
+  const { createTenant } = await import(`../${buildDir}/bench-scale/tenants.mjs`);
+  await scaleSection(stack, { quick, createTenant });
+}
 await stack.mf.dispose();
