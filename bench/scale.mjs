@@ -6,6 +6,7 @@
 //   npm run bench -- --only=scale [--quick]
 import http from "node:http";
 import { regionShards } from "../packages/contracts/src/shards.ts";
+import { load } from "./load.mjs";
 
 /** A seeded generator (mulberry32): the same tenants, sizes and request sequence on every run. */
 function random(seed) {
@@ -173,6 +174,11 @@ export async function scaleSection(stack, { quick, createTenant }) {
   const tenants = [];
   for (const tenant of await createTenants(stack, createTenant, { tenants: tenantCount, next }))
     tenants.push(await prepareTenant(api, tenant));
+  // The baseline of this run: one demo key's cheapest authenticated read, alone, at the day's quietest and busiest concurrency.
+  const baselineHeaders = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
+  const baseline = {};
+  for (const connections of [1, maxConnections])
+    baseline[connections] = await load(api("/workspaces"), { connections, durationMs: 3_000, headers: baselineHeaders });
   console.log(
     `\nScale: a synthetic day of ${dayRequests} requests from ${tenantCount} organizations (Zipf 1.1 sizes; set up in ${Math.round(performance.now() - started)} ms), up to ${maxConnections} connections at the peak hour\n`,
   );
@@ -235,6 +241,7 @@ export async function scaleSection(stack, { quick, createTenant }) {
   const busiest = hours.reduce((a, b) => (b.count > a.count ? b : a));
   const quietest = hours.reduce((a, b) => (b.count < a.count ? b : a));
   console.log(`
+baseline, GET /workspaces with one key alone: p50 ${baseline[1].p50.toFixed(2)} / p99 ${baseline[1].p99.toFixed(2)} ms at c=1, p50 ${baseline[maxConnections].p50.toFixed(2)} / p99 ${baseline[maxConnections].p99.toFixed(2)} ms at c=${maxConnections}
 busiest hour ${busiest.hour}:00: ${busiest.count} requests at c=${busiest.connections}, ${Math.round(busiest.rps)} rps, p99 ${busiest.p99.toFixed(2)} ms
 quietest hour ${quietest.hour}:00: ${quietest.count} requests at c=${quietest.connections}, ${Math.round(quietest.rps)} rps, p99 ${quietest.p99.toFixed(2)} ms
 responses that were not 2xx: ${failures}

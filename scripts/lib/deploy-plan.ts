@@ -192,10 +192,17 @@ export function describePlan(plan: DeployPlan): string {
   return lines.map((line) => `  - ${line}`).join("\n");
 }
 
+/** The JSON array a command printed, after any line wrangler writes before it (an update notice, a warning). */
+function jsonArray(output: string, command: string): unknown[] {
+  const start = output.search(/^\[/m);
+  const value: unknown = start < 0 ? null : JSON.parse(output.slice(start));
+  if (!Array.isArray(value)) throw new Error(`${command} did not answer an array`);
+  return value;
+}
+
 /** `wrangler d1 list --json`: an array of `{ uuid, name, created_at, version, num_tables, file_size, … }`. */
 export function parseD1List(output: string): AccountState["databases"] {
-  const databases = JSON.parse(output) as { uuid?: unknown; name?: unknown }[];
-  if (!Array.isArray(databases)) throw new Error("wrangler d1 list --json did not answer an array");
+  const databases = jsonArray(output, "wrangler d1 list --json") as { uuid?: unknown; name?: unknown }[];
   return databases.map((database) => {
     if (typeof database.uuid !== "string" || typeof database.name !== "string")
       throw new Error("wrangler d1 list --json: a database without uuid or name");
@@ -237,8 +244,7 @@ export function parseR2BucketList(output: string, jurisdiction: string | null): 
 
 /** `wrangler secret list --format json`: `[{ "name": "…", "type": "secret_text" }]`. */
 export function parseSecretList(output: string): string[] {
-  const secrets = JSON.parse(output) as { name?: unknown }[];
-  if (!Array.isArray(secrets)) throw new Error("wrangler secret list did not answer an array");
+  const secrets = jsonArray(output, "wrangler secret list") as { name?: unknown }[];
   return secrets.map((secret) => String(secret.name));
 }
 

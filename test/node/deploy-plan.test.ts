@@ -61,6 +61,8 @@ describe("reading wrangler's outputs", () => {
   it("refuses output that is not what it expects rather than planning from nothing", () => {
     expect(() => parseD1List('{"error":"Authentication error"}')).toThrow(/array/);
     expect(() => parseD1List('[{"name":"crm-us-1"}]')).toThrow(/uuid/);
+    // A notice wrangler prints first is not part of the answer.
+    expect(parseD1List(`▲ [WARNING] A newer version of wrangler is available\n${fixture("d1-list.json")}`)).toHaveLength(3);
   });
 });
 
