@@ -25,6 +25,7 @@ export async function load(url, { connections, durationMs, method = "GET", heade
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const latencies = [];
   let failures = 0;
+  let sent = 0;
   const warmupEnds = performance.now() + warmupMs;
   const ends = warmupEnds + durationMs;
   await Promise.all(
@@ -33,6 +34,7 @@ export async function load(url, { connections, durationMs, method = "GET", heade
         const payload = typeof body === "function" ? body() : body;
         const requestHeaders = typeof headers === "function" ? headers(payload) : headers;
         const { status, ms } = await send(agent, url, { method, headers: requestHeaders, body: payload });
+        sent++;
         if (performance.now() < warmupEnds) continue;
         if (status < 200 || status >= 300) failures++;
         latencies.push(ms);
@@ -47,5 +49,7 @@ export async function load(url, { connections, durationMs, method = "GET", heade
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     requests: latencies.length,
+    /** Warm-up included: what per-request counts (Durable Object calls) divide by. */
+    sent,
   };
 }

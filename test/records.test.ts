@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { pageSql } from "../workers/api/src/domain/records/query";
 import { recordFields } from "../workers/api/src/domain/records/store";
 import { createField, createObjectType, type ErrorBody, expectStatus, type Field, fieldsOf, objectTypesOf, unique } from "./crm";
-import { countRows, outboxCount } from "./fixtures";
+import { countRows, createKey, outboxCount } from "./fixtures";
 import { call, cast } from "./stack";
 
 interface RecordBody {
@@ -75,6 +75,30 @@ describe("creating records", () => {
     const deals = (await objectTypesOf(key, company.workspaceId))[2] as { id: string };
     const deal = (await create(deals.id, { name: "Difference engine", amount: 1200.5, close_date: "2027-03-01" })).record;
     expect(deal.fields).toMatchObject({ stage: "lead", amount: 1200.5, close_date: "2027-03-01", company: null });
+  });
+
+  it("reads a record back byte for byte as the record queries answer it, and only where the key reaches", async () => {
+    const { acme, alice, support } = await cast();
+    const name = `Byte Works ${unique()}`;
+    const { record } = await create(companies.id, { name, industry: "Engines" });
+    const read = await call(`/records/${record.id}`, { key });
+    expect(read.status).toBe(200);
+    // The query's page is built by the shared response shaping; the single read must not drift from it.
+    const nameField = (await fieldsOf(key, companies.id)).find((field) => field.slug === "name") as Field;
+    const page = await expectStatus<Page>(200, "/records/query", {
+      method: "POST",
+      key,
+      json: {
+        objectTypeId: companies.id,
+        filter: { op: "and", conditions: [{ fieldDefinitionId: nameField.id, operator: "eq", value: name }] },
+      },
+    });
+    expect(await read.text()).toBe(JSON.stringify({ record: page.data[0] }));
+
+    // A key of the same user limited to another workspace: 403, as for every resource outside its reach.
+    const limited = await createKey({ organizationId: acme.id, ownerId: alice.id, workspaceIds: [support.id] });
+    const refused = await expectStatus<ErrorBody>(403, `/records/${record.id}`, { key: limited.key });
+    expect(refused.error.code).toBe("workspace_forbidden");
   });
 
   it("refuses bad input with a detail naming each offending field", async () => {

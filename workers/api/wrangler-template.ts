@@ -16,6 +16,7 @@ export const devSwitches = [
   "WEBHOOK_BURST_FACTOR",
   "WEBHOOK_RETRY_SCHEDULE",
   "RATE_LIMIT_FACTOR",
+  "RATE_LIMITS_BENCH_SWITCH",
 ] as const;
 
 /** Throws, naming them, when `vars` set a development switch: a production build must never carry one. */

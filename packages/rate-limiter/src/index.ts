@@ -1,13 +1,17 @@
 export { clientAddressKey } from "./client-address";
 export { type RateLimitHeaders, rateLimitHeaders } from "./headers";
+export { type LeaseCounters, LeaseHolder, type RequestIo } from "./lease-holder";
 export { RateLimiter } from "./limiter-object";
 export { type Admission, type AdmissionJournal, SlidingWindowLog, type WindowDecision } from "./sliding-window";
+export { LEASE_MS, type Lease, type LeaseGrant, type Settlement, WindowLedger } from "./window-ledger";
 export {
   type Admittance,
   admit,
   anonymousWindow,
   inboundWindows,
   ipWindow,
+  leaseCalls,
+  leaseCounters,
   platformWindow,
   RATE_LIMITS,
   type RateBudgets,

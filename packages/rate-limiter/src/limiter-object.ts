@@ -1,26 +1,32 @@
 import { DurableObject } from "cloudflare:workers";
-import { type Admission, type AdmissionJournal, SlidingWindowLog, type WindowDecision } from "./sliding-window";
+import type { Admission, WindowDecision } from "./sliding-window";
+import { type Lease, type LeaseGrant, type LedgerJournal, type Settlement, WindowLedger } from "./window-ledger";
 
-type LogChange = { kind: "admitted" | "refunded"; admission: Admission } | { kind: "expired"; cutoff: number };
+type LedgerChange =
+  | { kind: "admitted"; admission: Admission }
+  | { kind: "expired"; cutoff: number }
+  | { kind: "leased"; lease: Lease }
+  | { kind: "closed"; leaseId: string };
 
 /**
  * One counter of the rate limiter: the object's name is the counter key (`org:<id>`, `ip:<addr>`,
- * ...). A Durable Object runs one call at a time and `take` never awaits between checking the log
- * and recording the admission, so parallel callers are admitted exactly up to the limit.
+ * ...). It hands gateway isolates leases on its window's slots (`window-ledger.ts`) and admits
+ * single requests (`take`) for the windows that are not leased. A Durable Object runs one call at a
+ * time and no method awaits between checking and recording, so parallel callers never overdraw.
  *
- * The log is answered from memory and copied to the object's SQLite storage, so it survives
+ * The ledger is answered from memory and copied to the object's SQLite storage, so it survives
  * eviction. The copy is written once a second in one transaction rather than on every call: a
- * write per call made each `take` wait for its commit and cost the gateway half its throughput.
+ * write per call made each call wait for its commit and cost the gateway half its throughput.
  * An idle object is evicted only long after its pending write has run; what a crash of the
- * object's process can lose is the last second of admissions, never more.
+ * object's process can lose is the last second of changes, never more.
  */
 export class RateLimiter extends DurableObject {
   /** Milliseconds since the epoch; tests replace it through `runInDurableObject` to move time. */
   clock: () => number = Date.now;
-  /** How long changes to the log wait before one SQLite transaction writes them. */
+  /** How long changes wait before one SQLite transaction writes them. */
   persistDelayMs = 1_000;
-  readonly #log: SlidingWindowLog;
-  #unsaved: LogChange[] = [];
+  readonly #ledger: WindowLedger;
+  #unsaved: LedgerChange[] = [];
   #saving: ReturnType<typeof setTimeout> | null = null;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
@@ -30,28 +36,38 @@ export class RateLimiter extends DurableObject {
     sql.exec(
       "CREATE TABLE IF NOT EXISTS admission (at INTEGER NOT NULL, token TEXT NOT NULL, PRIMARY KEY (at, token)) WITHOUT ROWID",
     );
-    const stored = sql.exec<{ at: number; token: string }>("SELECT at, token FROM admission ORDER BY at").toArray();
-    const journal: AdmissionJournal = {
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS lease (id TEXT PRIMARY KEY, granted_at INTEGER NOT NULL, ends_at INTEGER NOT NULL, slots INTEGER NOT NULL)",
+    );
+    const admissions = sql.exec<{ at: number; token: string }>("SELECT at, token FROM admission ORDER BY at").toArray();
+    const leases = sql
+      .exec<{ id: string; granted_at: number; ends_at: number; slots: number }>(
+        "SELECT id, granted_at, ends_at, slots FROM lease",
+      )
+      .toArray()
+      .map((row) => ({ id: row.id, grantedAt: row.granted_at, endsAt: row.ends_at, slots: row.slots }));
+    const journal: LedgerJournal = {
       admitted: (admission) => this.#changed({ kind: "admitted", admission }),
       expired: (cutoff) => this.#changed({ kind: "expired", cutoff }),
-      refunded: (admission) => this.#changed({ kind: "refunded", admission }),
+      leased: (lease) => this.#changed({ kind: "leased", lease }),
+      closed: (leaseId) => this.#changed({ kind: "closed", leaseId }),
     };
-    this.#log = new SlidingWindowLog(stored, journal);
+    this.#ledger = new WindowLedger(admissions, leases, journal);
   }
 
-  /** Admits one request iff fewer than `limit` were admitted in the last `windowMs`. */
+  /** Settles what an isolate has finished with, then leases it up to `want` slots (`WindowLedger.lease`). */
+  lease(limit: number, windowMs: number, want: number, settlements: Settlement[]): LeaseGrant {
+    return this.#ledger.lease(this.clock(), limit, windowMs, want, settlements);
+  }
+
+  /** Admits one request iff fewer than `limit` were admitted or leased in the last `windowMs`. */
   take(limit: number, windowMs: number): WindowDecision {
-    return this.#log.take(this.clock(), limit, windowMs);
+    return this.#ledger.take(this.clock(), limit, windowMs);
   }
 
   /** Whether `take` would admit now, consuming nothing: lets a caller refuse early without counting. */
   peek(limit: number, windowMs: number): WindowDecision {
-    return this.#log.peek(this.clock(), limit, windowMs);
-  }
-
-  /** Gives back the admission `token` names; true if it was still in the window. */
-  refund(token: string): boolean {
-    return this.#log.refund(token);
+    return this.#ledger.peek(this.clock(), limit, windowMs);
   }
 
   /** Writes the changes not yet in storage, in the order they happened (tests call it to skip the delay). */
@@ -66,12 +82,20 @@ export class RateLimiter extends DurableObject {
         if (change.kind === "expired") sql.exec("DELETE FROM admission WHERE at <= ?", change.cutoff);
         else if (change.kind === "admitted")
           sql.exec("INSERT INTO admission (at, token) VALUES (?, ?)", change.admission.at, change.admission.token);
-        else sql.exec("DELETE FROM admission WHERE at = ? AND token = ?", change.admission.at, change.admission.token);
+        else if (change.kind === "leased")
+          sql.exec(
+            "INSERT INTO lease (id, granted_at, ends_at, slots) VALUES (?, ?, ?, ?)",
+            change.lease.id,
+            change.lease.grantedAt,
+            change.lease.endsAt,
+            change.lease.slots,
+          );
+        else sql.exec("DELETE FROM lease WHERE id = ?", change.leaseId);
       }
     });
   }
 
-  #changed(change: LogChange): void {
+  #changed(change: LedgerChange): void {
     this.#unsaved.push(change);
     this.#saving ??= setTimeout(() => this.save(), this.persistDelayMs);
   }

@@ -3,12 +3,15 @@
  * admitted iff fewer than `limit` admissions happened in (now - windowMs, now]. No approximation
  * (no weighted counters), so a client can never exceed `limit` in any window of `windowMs`.
  *
+ * Slots reserved outside the log (the leases of `window-ledger.ts`) count too: each decision takes
+ * them as `reserved`, slots that stay taken until a given time.
+ *
  * The log holds at most `limit` live entries, kept sorted by time so that expiry is a cut at the
  * front. Expired entries are skipped with a head index and compacted lazily, which makes `take`
- * amortised O(1) apart from the rare refund (O(limit)).
+ * amortised O(1); `record` of a past admission (a settled lease) is a binary search and a splice.
  */
 
-/** One admission in the log; `token` is what `refund` takes back. */
+/** One admission in the log; `token` tells apart admissions of the same millisecond (their row key in storage). */
 export interface Admission {
   readonly token: string;
   readonly at: number;
@@ -26,8 +29,14 @@ export interface WindowDecision {
    * meaning of the `t` parameter of the IETF `RateLimit` field. Equals `retryAfterMs` when refused.
    */
   readonly resetMs: number;
-  /** Identifies the admission for `refund`; null when refused, since nothing was consumed. */
+  /** Names the admission in the log; null when refused (nothing was consumed) or only peeked. */
   readonly token: string | null;
+}
+
+/** Slots counted in the window outside the log: `slots` of them until `until` (a lease's end plus the window). */
+export interface Reservation {
+  readonly until: number;
+  readonly slots: number;
 }
 
 /**
@@ -38,7 +47,6 @@ export interface AdmissionJournal {
   admitted(admission: Admission): void;
   /** Every admission with `at <= cutoff` has left the window. */
   expired(cutoff: number): void;
-  refunded(admission: Admission): void;
 }
 
 /** Below this many dead entries at the front, compacting costs more than it saves. */
@@ -60,60 +68,91 @@ export class SlidingWindowLog {
     return this.#entries.length - this.#head;
   }
 
-  take(now: number, limit: number, windowMs: number): WindowDecision {
+  /** Admissions in the window (now - windowMs, now]. */
+  count(now: number, windowMs: number): number {
+    this.#expire(now - windowMs);
+    return this.size;
+  }
+
+  /** Admits one request now iff the log and `reserved` (sorted by `until`) hold fewer than `limit`. */
+  take(now: number, limit: number, windowMs: number, reserved: readonly Reservation[] = []): WindowDecision {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
     if (!(windowMs > 0)) throw new RangeError(`windowMs must be positive, got ${windowMs}`);
-    this.#expire(now - windowMs);
-
-    const count = this.size;
-    if (count >= limit) {
-      // More than `limit` entries only exist if the limit was lowered; then several must leave.
-      const blocking = this.#at(count - limit);
-      const retryAfterMs = blocking.at + windowMs - now;
-      return { allowed: false, remaining: 0, retryAfterMs, resetMs: retryAfterMs, token: null };
-    }
+    const decision = this.peek(now, limit, windowMs, reserved);
+    if (!decision.allowed) return decision;
 
     // A clock that steps back (another machine, NTP) would break the sort; recording the admission
     // at the newest time keeps the log sorted and only makes it linger a little longer.
+    const count = this.size;
     const newest = count > 0 ? this.#at(count - 1).at : now;
     const admission: Admission = { token: crypto.randomUUID(), at: Math.max(now, newest) };
     this.#entries.push(admission);
     this.#journal?.admitted(admission);
-
-    const oldest = this.#at(0);
     return {
       allowed: true,
-      remaining: limit - count - 1,
+      remaining: decision.remaining - 1,
       retryAfterMs: 0,
-      resetMs: oldest.at + windowMs - now,
+      resetMs: this.#nthExpiry(1, windowMs, reserved) - now,
       token: admission.token,
     };
   }
 
   /** What `take` would decide now, without recording anything (`token` is always null). */
-  peek(now: number, limit: number, windowMs: number): WindowDecision {
+  peek(now: number, limit: number, windowMs: number, reserved: readonly Reservation[] = []): WindowDecision {
     this.#expire(now - windowMs);
-    const count = this.size;
+    const count = this.size + reserved.reduce((sum, reservation) => sum + reservation.slots, 0);
     if (count >= limit) {
-      const retryAfterMs = this.#at(count - limit).at + windowMs - now;
+      // More than `limit` only exist if the limit was lowered; then several must leave.
+      const retryAfterMs = this.#nthExpiry(count - limit + 1, windowMs, reserved) - now;
       return { allowed: false, remaining: 0, retryAfterMs, resetMs: retryAfterMs, token: null };
     }
     return {
       allowed: true,
       remaining: limit - count,
       retryAfterMs: 0,
-      resetMs: count > 0 ? this.#at(0).at + windowMs - now : 0,
+      resetMs: count > 0 ? this.#nthExpiry(1, windowMs, reserved) - now : 0,
       token: null,
     };
   }
 
-  /** Removes exactly the admission `token` names; returns false if it is unknown or already gone. */
-  refund(token: string): boolean {
-    const index = this.#entries.findIndex((entry, i) => i >= this.#head && entry.token === token);
-    if (index < 0) return false;
-    const [admission] = this.#entries.splice(index, 1);
-    if (admission) this.#journal?.refunded(admission);
-    return true;
+  /**
+   * Records an admission that happened at `at` (a used slot of a settled lease), in time order.
+   * One already out of the window (`at <= now - windowMs`) is not kept.
+   */
+  record(admission: Admission, now: number, windowMs: number): void {
+    this.#expire(now - windowMs);
+    if (admission.at <= now - windowMs) return;
+    let low = this.#head;
+    let high = this.#entries.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.#entries[middle] as Admission).at <= admission.at) low = middle + 1;
+      else high = middle;
+    }
+    this.#entries.splice(low, 0, admission);
+    this.#journal?.admitted(admission);
+  }
+
+  /** When the `n`-th slot of the log and `reserved` together leaves the window (n >= 1, within their count). */
+  #nthExpiry(n: number, windowMs: number, reserved: readonly Reservation[]): number {
+    let seen = 0;
+    let offset = 0;
+    let index = 0;
+    for (;;) {
+      const logged = offset < this.size ? this.#at(offset).at + windowMs : Number.POSITIVE_INFINITY;
+      const reservation = reserved[index];
+      const held = reservation ? reservation.until : Number.POSITIVE_INFINITY;
+      if (logged === Number.POSITIVE_INFINITY && held === Number.POSITIVE_INFINITY) throw new RangeError(`no slot ${n}`);
+      if (logged <= held) {
+        seen += 1;
+        offset += 1;
+        if (seen >= n) return logged;
+      } else {
+        seen += (reservation as Reservation).slots;
+        index += 1;
+        if (seen >= n) return held;
+      }
+    }
   }
 
   #at(offset: number): Admission {

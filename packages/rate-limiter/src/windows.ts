@@ -1,6 +1,6 @@
 import { clientAddressKey } from "./client-address";
+import { type LeaseCounters, LeaseHolder, type RequestIo } from "./lease-holder";
 import type { RateLimiter } from "./limiter-object";
-import type { WindowDecision } from "./sliding-window";
 
 export type WindowScope = "organization" | "workspace" | "identity" | "api_key" | "route" | "platform" | "ip";
 
@@ -126,50 +126,30 @@ function objectId(namespace: DurableObjectNamespace<RateLimiter>, key: string): 
   return id;
 }
 
+/** The leases this isolate holds, shared by every request it serves. */
+const isolateLeases = new LeaseHolder();
+
+/** Durable Object calls this isolate's admissions have made: the benchmark reports them per request. */
+export const leaseCalls = (): number => isolateLeases.calls;
+
+/** The counters' objects as the lease holder asks them. */
+export function leaseCounters(namespace: DurableObjectNamespace<RateLimiter>): LeaseCounters {
+  return (window, want, settlements) =>
+    namespace.get(objectId(namespace, window.key)).lease(window.limit, window.windowMs, want, settlements);
+}
+
 /**
- * Takes one admission from every window in parallel. All or nothing: if any window refuses, the
- * admissions the others granted are refunded before returning, so a refused request consumes
- * nothing. If a call fails, the granted admissions are refunded too and the failure is rethrown.
+ * Admits one request through every window, from this isolate's leases while they have slots and
+ * otherwise by asking the objects it lacks a slot of, in parallel (`LeaseHolder`). All or nothing:
+ * a request refused by any window takes no slot of the others. If a call fails, nothing is taken
+ * and the failure is rethrown. `defer` keeps the return of unused slots alive after the response.
  */
-export async function admit(namespace: DurableObjectNamespace<RateLimiter>, windows: readonly RateWindow[]): Promise<Admittance> {
-  if (windows.length === 0) throw new RangeError("admit needs at least one window");
-  const calls = await Promise.all(
-    windows.map(async (window) => {
-      const stub = namespace.get(objectId(namespace, window.key));
-      try {
-        const decision: WindowDecision = await stub.take(window.limit, window.windowMs);
-        return { window, stub, decision, failure: null };
-      } catch (failure) {
-        return { window, stub, decision: null, failure: { reason: failure } };
-      }
-    }),
-  );
-
-  const failed = calls.find((call) => call.failure !== null);
-  const refused = calls.flatMap(({ window, decision }) => (decision && !decision.allowed ? [{ window, decision }] : []));
-  if (failed || refused.length > 0) {
-    await Promise.all(calls.flatMap(({ stub, decision }) => (decision?.token ? [stub.refund(decision.token)] : [])));
-  }
-  if (failed?.failure) throw failed.failure.reason;
-
-  const longest = refused.reduce<(typeof refused)[number] | undefined>(
-    (a, b) => (a === undefined || b.decision.retryAfterMs > a.decision.retryAfterMs ? b : a),
-    undefined,
-  );
-  if (longest) {
-    const { scope, limit, windowMs } = longest.window;
-    return { allowed: false, refusing: { scope, limit, windowMs, retryAfterMs: longest.decision.retryAfterMs } };
-  }
-
-  const admitted = calls.flatMap(({ window, decision }) => (decision ? [{ window, decision }] : []));
-  // Least remaining wins; on a tie, the window that takes longer to free a slot is the tighter.
-  const tightest = admitted.reduce((a, b) =>
-    b.decision.remaining < a.decision.remaining ||
-    (b.decision.remaining === a.decision.remaining && b.decision.resetMs > a.decision.resetMs)
-      ? b
-      : a,
-  );
-  const { scope, limit, windowMs } = tightest.window;
-  const { remaining, resetMs } = tightest.decision;
-  return { allowed: true, tightest: { scope, limit, remaining, resetSeconds: Math.ceil(resetMs / 1000), windowMs } };
+export function admit(
+  namespace: DurableObjectNamespace<RateLimiter>,
+  windows: readonly RateWindow[],
+  defer?: RequestIo["defer"],
+  holder: LeaseHolder = isolateLeases,
+): Promise<Admittance> {
+  const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+  return holder.admit(windows, { counters: leaseCounters(namespace), pause, defer });
 }

@@ -49,19 +49,25 @@ describe("RateLimiter Durable Object", () => {
     expect(await stub.take(3, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 0 });
   });
 
-  it("refund frees exactly one slot; refunding twice or an unknown token does nothing", async () => {
+  it("leases slots that count until settled, then keeps only the used ones at their times", async () => {
     const time = { now: START };
-    const stub = await counter("refund", time);
-    const first = await stub.take(2, WINDOW_MS);
-    await stub.take(2, WINDOW_MS);
-    expect((await stub.take(2, WINDOW_MS)).allowed).toBe(false);
+    const stub = await counter("lease", time);
+    const grant = await stub.lease(10, WINDOW_MS, 2, []);
+    expect(grant).toMatchObject({ slots: 2, remaining: 8, resetMs: null, retryAfterMs: 0 });
+    expect(await stub.take(10, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 7 });
 
-    expect(await stub.refund(first.token as string)).toBe(true);
-    expect(await stub.refund(first.token as string)).toBe(false);
-    expect(await stub.refund(crypto.randomUUID())).toBe(false);
-
-    expect(await stub.take(2, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 0 });
-    expect((await stub.take(2, WINDOW_MS)).allowed).toBe(false);
+    time.now = START + 5_000;
+    const settled = await stub.lease(10, WINDOW_MS, 0, [{ leaseId: grant.leaseId as string, usedAfterMs: [1_000] }]);
+    expect(settled).toMatchObject({ leaseId: null, slots: 0, remaining: 8, retryAfterMs: 0 });
+    // A second settlement of the same lease changes nothing.
+    expect(await stub.lease(10, WINDOW_MS, 0, [{ leaseId: grant.leaseId as string, usedAfterMs: [1_000, 1_500] }])).toMatchObject(
+      {
+        remaining: 8,
+      },
+    );
+    // The used slot counts from the grant plus its offset: it frees at START + 61 s.
+    time.now = START + 60_500;
+    expect(await stub.peek(10, WINDOW_MS)).toMatchObject({ remaining: 9, resetMs: 500 });
   });
 
   it.each([
@@ -81,9 +87,8 @@ describe("RateLimiter Durable Object", () => {
     const time = { now: START };
     const name = "persistence";
     const stub = await counter(name, time);
-    const kept = await stub.take(3, WINDOW_MS);
-    const refunded = await stub.take(3, WINDOW_MS);
-    await stub.refund(refunded.token as string);
+    await stub.take(3, WINDOW_MS);
+    const leased = await stub.lease(3, WINDOW_MS, 1, []);
     time.now = START + 10_000;
     await stub.take(3, WINDOW_MS);
 
@@ -91,15 +96,19 @@ describe("RateLimiter Durable Object", () => {
     await runInDurableObject(stub, (limiter: RateLimiter) => limiter.save());
     await evictDurableObject(stub);
     const fresh = await counter(name, time);
-    expect(await fresh.take(3, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 0, resetMs: 50_000 });
+    // The lease came back with the object: the window is full until the first admission leaves.
     expect(await fresh.take(3, WINDOW_MS)).toMatchObject({ allowed: false, retryAfterMs: 50_000 });
-    expect(await fresh.refund(kept.token as string)).toBe(true);
+    expect(await fresh.lease(3, WINDOW_MS, 1, [{ leaseId: leased.leaseId as string, usedAfterMs: [] }])).toMatchObject({
+      slots: 1,
+      remaining: 0,
+    });
 
     time.now = START + 70_000;
     await runInDurableObject(fresh, (limiter: RateLimiter) => limiter.save());
     await evictDurableObject(fresh);
     const afterExpiry = await counter(name, time);
-    expect(await afterExpiry.take(3, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 2 });
+    // The admissions have left; the unsettled second lease counts until its end plus the window.
+    expect(await afterExpiry.take(3, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 1 });
     const rows = await runInDurableObject(afterExpiry, (limiter: RateLimiter, state) => {
       limiter.save();
       return state.storage.sql.exec<{ at: number }>("SELECT at FROM admission ORDER BY at").toArray();

@@ -64,26 +64,28 @@ describe("SlidingWindowLog", () => {
     expect(log.take(20_000, 10, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 8, resetMs: 45_000 });
   });
 
-  it("refund frees exactly one slot; a second refund or an unknown token changes nothing", () => {
+  it("counts reserved slots until they leave, and waits for the one that frees first", () => {
     const log = new SlidingWindowLog();
-    const [first] = fill(log, 3, 0, 3);
-    expect(log.take(1, 3, WINDOW_MS).allowed).toBe(false);
-
-    expect(log.refund(first as string)).toBe(true);
-    expect(log.refund(first as string)).toBe(false);
-    expect(log.refund("not-a-token")).toBe(false);
-    expect(log.size).toBe(2);
-
-    expect(log.take(2, 3, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 0 });
-    expect(log.take(2, 3, WINDOW_MS).allowed).toBe(false);
+    fill(log, 1, 0, 4);
+    const reserved = [
+      { until: 65_000, slots: 2 },
+      { until: 90_000, slots: 1 },
+    ];
+    expect(log.peek(1_000, 4, WINDOW_MS, reserved)).toMatchObject({ allowed: false, retryAfterMs: 59_000 });
+    expect(log.take(60_000, 4, WINDOW_MS, reserved)).toMatchObject({ allowed: true, remaining: 0, resetMs: 5_000 });
+    expect(log.take(60_000, 4, WINDOW_MS, reserved)).toMatchObject({ allowed: false, retryAfterMs: 5_000 });
+    expect(log.take(65_000, 4, WINDOW_MS, reserved.slice(1))).toMatchObject({ allowed: true, remaining: 1 });
   });
 
-  it("does not refund an admission that has already left the window", () => {
+  it("records a past admission in time order, and drops one already out of the window", () => {
     const log = new SlidingWindowLog();
-    const [old] = fill(log, 1, 0, 2);
-    fill(log, 1, WINDOW_MS, 2);
-    expect(log.refund(old as string)).toBe(false);
-    expect(log.size).toBe(1);
+    fill(log, 2, 10_000, 3);
+    log.record({ token: "past", at: 5_000 }, 20_000, WINDOW_MS);
+    log.record({ token: "gone", at: 1_000 }, 62_000, WINDOW_MS);
+    expect(log.size).toBe(3);
+    // The recorded admission is the oldest, so it frees the first slot.
+    expect(log.take(20_000, 3, WINDOW_MS)).toMatchObject({ allowed: false, retryAfterMs: 45_000 });
+    expect(log.count(65_000, WINDOW_MS)).toBe(2);
   });
 
   it("waits for enough admissions to leave when the limit was lowered", () => {
@@ -115,22 +117,19 @@ describe("SlidingWindowLog", () => {
     ];
     const log = new SlidingWindowLog(stored);
     expect(log.take(3_000, 2, WINDOW_MS)).toMatchObject({ allowed: false, retryAfterMs: 58_000 });
-    expect(log.refund("a")).toBe(true);
   });
 
-  it("tells the journal about every admission, expiry and refund", () => {
+  it("tells the journal about every admission and expiry", () => {
     const events: string[] = [];
     const journal: AdmissionJournal = {
       admitted: ({ at }) => events.push(`admitted ${at}`),
       expired: (cutoff) => events.push(`expired <= ${cutoff}`),
-      refunded: ({ at }) => events.push(`refunded ${at}`),
     };
     const log = new SlidingWindowLog([], journal);
-    const first = log.take(0, 2, WINDOW_MS).token as string;
+    log.take(0, 2, WINDOW_MS);
     log.take(1_000, 2, WINDOW_MS);
-    log.refund(first);
     log.take(61_000, 2, WINDOW_MS);
-    expect(events).toEqual(["admitted 0", "admitted 1000", "refunded 0", "expired <= 1000", "admitted 61000"]);
+    expect(events).toEqual(["admitted 0", "admitted 1000", "expired <= 1000", "admitted 61000"]);
   });
 
   it("rejects a limit or window that cannot admit anything", () => {

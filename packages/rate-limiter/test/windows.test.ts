@@ -1,8 +1,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { LeaseHolder } from "../src/lease-holder";
 import type { RateLimiter } from "../src/limiter-object";
-import { admit, anonymousWindow, ipWindow, type RateWindow, windowsFor } from "../src/windows";
+import { LEASE_MS } from "../src/window-ledger";
+import { admit, anonymousWindow, ipWindow, leaseCounters, type RateWindow, windowsFor } from "../src/windows";
 
 const START = Date.UTC(2026, 10, 23, 12, 0, 0);
 
@@ -21,12 +23,20 @@ async function freezeClocks(windows: readonly RateWindow[], time: { now: number 
   );
 }
 
-/** Admissions a window's object has stored, read from its SQLite table after writing what is pending. */
-function storedAdmissions(window: RateWindow): Promise<number> {
-  return runInDurableObject(stubFor(window), (limiter: RateLimiter, state) => {
-    limiter.save();
-    return state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM admission").one().n;
-  });
+/** Slots a window's object counts now: admissions and leased slots. */
+async function counted(window: RateWindow): Promise<number> {
+  return window.limit - (await stubFor(window).peek(window.limit, window.windowMs)).remaining;
+}
+
+/** An isolate's leases on the test's clock, and how to run it past the end of every lease it holds. */
+function isolate(time: { now: number }) {
+  const holder = new LeaseHolder(() => time.now);
+  const admitThrough = (windows: readonly RateWindow[]) => admit(env.RATE_LIMITER, windows, undefined, holder);
+  const endLeases = async () => {
+    time.now += LEASE_MS;
+    await holder.returnEnded(leaseCounters(env.RATE_LIMITER));
+  };
+  return { admitThrough, endLeases };
 }
 
 async function fill(window: RateWindow, count: number) {
@@ -86,13 +96,15 @@ describe("admit", () => {
     await fill(apiKey, 100);
 
     time.now = START + 15_500;
-    const result = await admit(env.RATE_LIMITER, windows);
+    const { admitThrough, endLeases } = isolate(time);
+    const result = await admitThrough(windows);
     expect(result).toEqual({
       allowed: true,
       tightest: { scope: "api_key", limit: 180, remaining: 79, resetSeconds: 45, windowMs: 60_000 },
     });
+    await endLeases();
     for (const window of windows.filter((candidate) => candidate.scope !== "platform")) {
-      expect(await storedAdmissions(window)).toBe(window === apiKey ? 101 : 1);
+      expect(await counted(window)).toBe(window === apiKey ? 101 : 1);
     }
   });
 
@@ -102,16 +114,18 @@ describe("admit", () => {
     await freezeClocks(windows, time);
     const route = byScope(windows, "route");
     await fill(route, route.limit);
-    await admit(
-      env.RATE_LIMITER,
-      windows.filter((window) => window !== route),
-    );
-    const before = await Promise.all(windows.map(storedAdmissions));
+    const { admitThrough, endLeases } = isolate(time);
+    await admitThrough(windows.filter((window) => window !== route));
+    await endLeases();
+    const others = windows.filter((window) => window.scope !== "platform");
+    const before = await Promise.all(others.map(counted));
 
     time.now = START + 12_000;
-    const result = await admit(env.RATE_LIMITER, windows);
+    const result = await admitThrough(windows);
     expect(result).toEqual({ allowed: false, refusing: { scope: "route", limit: 120, windowMs: 60_000, retryAfterMs: 48_000 } });
-    expect(await Promise.all(windows.map(storedAdmissions))).toEqual(before);
+    // The slots the other windows leased for it go back unused when the leases end.
+    await endLeases();
+    expect(await Promise.all(others.map(counted))).toEqual(before);
   });
 
   it("names the refusing window that frees last when several refuse", async () => {
@@ -123,7 +137,7 @@ describe("admit", () => {
     await fill(byScope(windows, "route"), 120);
 
     time.now = START + 20_000;
-    const result = await admit(env.RATE_LIMITER, windows);
+    const result = await isolate(time).admitThrough(windows);
     expect(result).toEqual({ allowed: false, refusing: { scope: "route", limit: 120, windowMs: 60_000, retryAfterMs: 50_000 } });
   });
 
@@ -131,7 +145,8 @@ describe("admit", () => {
     const time = { now: START };
     const window = ipWindow("198.51.100.20");
     await freezeClocks([window], time);
-    const results = await Promise.all(Array.from({ length: 75 }, () => admit(env.RATE_LIMITER, [window])));
+    const { admitThrough } = isolate(time);
+    const results = await Promise.all(Array.from({ length: 75 }, () => admitThrough([window])));
     expect(results.filter((result) => result.allowed)).toHaveLength(60);
     expect(results.find((result) => !result.allowed)).toEqual({
       allowed: false,
@@ -139,12 +154,14 @@ describe("admit", () => {
     });
   });
 
-  it("refunds the granted admissions and rethrows when a window cannot be asked", async () => {
+  it("takes nothing and rethrows when a window cannot be asked", async () => {
     const time = { now: START };
     const healthy = ipWindow("192.0.2.1");
     const broken: RateWindow = { scope: "ip", key: "ip:192.0.2.2", limit: 0, windowMs: 60_000 };
     await freezeClocks([healthy, broken], time);
-    await expect(admit(env.RATE_LIMITER, [healthy, broken])).rejects.toThrow(RangeError);
-    expect(await storedAdmissions(healthy)).toBe(0);
+    const { admitThrough, endLeases } = isolate(time);
+    await expect(admitThrough([healthy, broken])).rejects.toThrow(RangeError);
+    await endLeases();
+    expect(await counted(healthy)).toBe(0);
   });
 });

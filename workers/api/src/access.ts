@@ -51,7 +51,13 @@ export function accessOf(
  * leak); one of the actor's organization outside the key's limit or the user's access is 403.
  */
 export async function requireWorkspace(db: Database, actor: ActorContext, workspaceId: string) {
-  const [row] = await db
+  const [row] = await workspaceWithMembership(db, actor, eq(workspaces.id, workspaceId));
+  return workspaceAccessFrom(actor, workspaceId, row);
+}
+
+/** The workspace `where` selects with the actor's membership in it, unawaited (a caller may batch it with other reads). */
+export const workspaceWithMembership = (db: Database, actor: ActorContext, where: SQL) =>
+  db
     .select({
       workspace: workspaces,
       memberRole: workspaceMembers.role,
@@ -59,8 +65,15 @@ export async function requireWorkspace(db: Database, actor: ActorContext, worksp
     })
     .from(workspaces)
     .leftJoin(workspaceMembers, memberJoin(actor))
-    .where(eq(workspaces.id, workspaceId))
+    .where(where)
     .limit(1);
+
+/** `requireWorkspace`'s checks on the row `workspaceWithMembership` read (undefined: no such workspace). */
+export function workspaceAccessFrom(
+  actor: ActorContext,
+  workspaceId: string,
+  row: Awaited<ReturnType<typeof workspaceWithMembership>>[number] | undefined,
+) {
   if (!row || row.workspace.organizationId !== actor.organizationId) throw new ApiError("not_found", "Workspace not found");
   const visible =
     (!actor.workspaceIds || actor.workspaceIds.includes(workspaceId)) && (reachesEveryWorkspace(actor) || row.memberRole);

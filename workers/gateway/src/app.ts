@@ -9,6 +9,7 @@ import { assertGatewayEnv, type GatewayAppEnv } from "./env";
 import { internalRoutes, internalRoutesPrefix } from "./internal-routes";
 import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
+import { limiterCallsRoutes } from "./pipeline/limiter-calls-route";
 import { gatewayCall, type OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
 import { requestLog } from "./request-log";
@@ -66,6 +67,7 @@ export function createGateway() {
   app.route("/", oauthRoutes);
   app.route("/__dev", seedRoutes);
   app.route("/__dev/oauth", oauthDevRoutes);
+  app.route("/__dev", limiterCallsRoutes);
   app.route("/console", consoleApp());
 
   app.notFound((c) => {

@@ -27,6 +27,11 @@ export interface GatewayEnv {
   RATE_LIMIT_FACTOR?: string;
   /** "true" only in the local stack and tests: enables the demo seed route. */
   DEV_TOOLS?: string;
+  /**
+   * "true" only in the benchmark: a request with `x-bench-rate-limits: off` skips the limiter, to
+   * measure the pipeline without it. Refused (every request fails) unless DEV_TOOLS is on.
+   */
+  RATE_LIMITS_BENCH_SWITCH?: string;
 }
 
 export type { Region };
@@ -60,4 +65,6 @@ export function assertGatewayEnv(env: GatewayEnv): void {
   ] as const;
   const missing = required.filter((name) => !env[name]);
   if (missing.length > 0) throw new Error(`Gateway misconfigured: missing ${missing.join(", ")}`);
+  if (env.RATE_LIMITS_BENCH_SWITCH && env.DEV_TOOLS !== "true")
+    throw new Error("Gateway misconfigured: RATE_LIMITS_BENCH_SWITCH is for the local benchmark only");
 }

@@ -7,10 +7,16 @@ import { OAuthError } from "./oauth-error";
  * address limits them: 60 requests a minute per IPv4 address or IPv6 /64, on a counter of their
  * own (`oauth:…`), apart from public reads and from failed API authentications.
  */
-export async function admitOAuthClient(env: GatewayEnv, request: Request): Promise<void> {
+export async function admitOAuthClient(
+  env: GatewayEnv,
+  request: Request,
+  ctx: { waitUntil(promise: Promise<unknown>): void },
+): Promise<void> {
   const budgets = env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS;
   const window = anonymousWindow(request.headers.get("cf-connecting-ip") ?? "unknown", budgets);
-  const admittance = await admit(env.RATE_LIMITER, [{ ...window, key: `oauth:${window.key}` }]);
+  const admittance = await admit(env.RATE_LIMITER, [{ ...window, key: `oauth:${window.key}` }], (delayMs, task) =>
+    ctx.waitUntil(scheduler.wait(delayMs).then(task)),
+  );
   if (!admittance.allowed) {
     const retryAfterSeconds = Math.ceil(admittance.refusing.retryAfterMs / 1000);
     throw new OAuthError("rate_limited", "Public API rate limit exceeded", { "retry-after": String(retryAfterSeconds) });

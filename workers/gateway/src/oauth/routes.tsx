@@ -78,13 +78,13 @@ export const oauthRoutes = new Hono<GatewayAppEnv>()
   )
   .post("/oauth/token", oauthBodyLimit, (c) =>
     asOAuthEndpoint(c, async () => {
-      await admitOAuthClient(c.env, c.req.raw);
+      await admitOAuthClient(c.env, c.req.raw, c.executionCtx);
       return c.json(await tokenEndpoint(issuerFor(c), c.req.raw), 200, noStore);
     }),
   )
   .post("/oauth/register", oauthBodyLimit, (c) =>
     asOAuthEndpoint(c, async () => {
-      await admitOAuthClient(c.env, c.req.raw);
+      await admitOAuthClient(c.env, c.req.raw, c.executionCtx);
       return c.json(await registrationEndpoint(c.var.controlDb, c.req.raw), 201, noStore);
     }),
   )

@@ -7,6 +7,7 @@ import {
   RATE_LIMITS,
   type RateWindow,
   type RefusingWindow,
+  type RequestIo,
   rateLimitHeaders,
   scaledBudgets,
   windowsFor,
@@ -91,10 +92,25 @@ function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequ
   return [platformWindow(budgets)];
 }
 
+/** Runs a task after a delay, kept alive past the response: how leases an idle isolate holds go back when they end. */
+export const deferral =
+  (call: GatewayCall): NonNullable<RequestIo["defer"]> =>
+  (delayMs, task) =>
+    call.executionCtx.waitUntil(scheduler.wait(delayMs).then(task));
+
 /**
- * Takes one admission from every window of the request, in parallel. Refused: 429 and nothing
- * consumed. Admitted: the `RateLimit-Policy` and `RateLimit` headers of the tightest window, which
- * is always one the caller owns.
+ * Whether the benchmark turned the limiter off for this request (scenario d: the pipeline without
+ * it). Only a gateway started with `RATE_LIMITS_BENCH_SWITCH`, which `assertGatewayEnv` refuses
+ * outside the local stack, listens to the header.
+ */
+const limiterSwitchedOff = (env: GatewayEnv, request: OperationRequest) =>
+  env.RATE_LIMITS_BENCH_SWITCH === "true" && request.headers.get("x-bench-rate-limits") === "off";
+
+/**
+ * Takes one slot of every window of the request, from the isolate's leases or by asking the
+ * objects it lacks a slot of, in parallel. Refused: 429 and nothing consumed. Admitted: the
+ * `RateLimit-Policy` and `RateLimit` headers of the tightest window, which is always one the
+ * caller owns.
  */
 export async function admit(
   call: GatewayCall,
@@ -102,7 +118,9 @@ export async function admit(
   request: OperationRequest,
   actor: Actor | null,
 ): Promise<Record<string, string>> {
-  const admittance = await admitToWindows(call.env.RATE_LIMITER, windowsOf(call.env, operation, request, actor));
+  if (limiterSwitchedOff(call.env, request)) return {};
+  const windows = windowsOf(call.env, operation, request, actor);
+  const admittance = await admitToWindows(call.env.RATE_LIMITER, windows, deferral(call));
   if (!admittance.allowed) throw rateLimited(admittance.refusing);
   return { ...rateLimitHeaders(admittance.tightest) };
 }

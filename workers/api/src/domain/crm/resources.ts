@@ -1,6 +1,6 @@
 import { ApiError, type FieldType } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { asc, eq, inArray } from "drizzle-orm";
+import { asc, eq, inArray, type SQL } from "drizzle-orm";
 import type { Database } from "../../env";
 
 const { objectTypes, fieldDefinitions, fieldOptions, recordViews } = regional;
@@ -22,23 +22,28 @@ export async function optionsOf(db: Database, fieldIds: string[]) {
 
 /** The fields of an object type in their order, each with its options in theirs (two queries, run together). */
 export async function fieldsWithOptions(db: Database, objectTypeId: string) {
-  const [fields, options] = await Promise.all([
-    db
-      .select()
-      .from(fieldDefinitions)
-      .where(eq(fieldDefinitions.objectTypeId, objectTypeId))
-      .orderBy(asc(fieldDefinitions.position), asc(fieldDefinitions.id)),
+  const [fields, options] = await Promise.all(fieldAndOptionQueries(db, eq(fieldDefinitions.objectTypeId, objectTypeId)));
+  return withOptions(fields, options);
+}
+
+/**
+ * The two queries of `fieldsWithOptions` for the fields `ofType` selects (a condition on
+ * `field_definitions`, which may name the type through a subquery), unawaited: a caller can send
+ * them in one D1 batch with other reads.
+ */
+export function fieldAndOptionQueries(db: Database, ofType: SQL) {
+  return [
+    db.select().from(fieldDefinitions).where(ofType).orderBy(asc(fieldDefinitions.position), asc(fieldDefinitions.id)),
     db
       .select()
       .from(fieldOptions)
-      .where(
-        inArray(
-          fieldOptions.fieldDefinitionId,
-          db.select({ id: fieldDefinitions.id }).from(fieldDefinitions).where(eq(fieldDefinitions.objectTypeId, objectTypeId)),
-        ),
-      )
+      .where(inArray(fieldOptions.fieldDefinitionId, db.select({ id: fieldDefinitions.id }).from(fieldDefinitions).where(ofType)))
       .orderBy(asc(fieldOptions.position), asc(fieldOptions.id)),
-  ]);
+  ] as const;
+}
+
+/** Each field with its options, as `fieldsWithOptions` answers. */
+export function withOptions(fields: FieldRow[], options: OptionRow[]) {
   return fields.map((field) => ({
     ...field,
     type: field.type as FieldType,

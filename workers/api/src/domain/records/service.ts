@@ -1,18 +1,19 @@
 import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { and, eq } from "drizzle-orm";
-import { loadInWorkspace, loadInWorkspaceWith } from "../../access";
+import { and, eq, inArray, isNull, type SQL } from "drizzle-orm";
+import { loadInWorkspace, workspaceAccessFrom, workspaceWithMembership } from "../../access";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { checkScalar } from "../crm/field-types";
 import { loadObjectType } from "../crm/object-types";
+import { fieldAndOptionQueries, withOptions } from "../crm/resources";
 import { loadView } from "../crm/views";
 import { queryRecordPage } from "./query";
 import { type RecordResponse, recordFields, recordResponses, responsesFrom, valuesOf } from "./store";
 import { identityKeyOf } from "./values";
 import { insertRecord, softDeleteRecord, writeRecordChanges } from "./write";
 
-const { records, recordValues } = regional;
+const { records, recordValues, fieldDefinitions, workspaces } = regional;
 
 /** A live record the actor may reach; tasks and notes load the record they hang on through it too. */
 export const loadRecord = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
@@ -23,12 +24,35 @@ export async function createRecordIn(context: ServiceContext, objectTypeId: stri
   return insertRecord(context.db, context.actor, objectType, fields);
 }
 
-/** One record: once its row is found, its workspace is checked while its fields and values are read. */
+/**
+ * One record in one D1 round trip: its row, its workspace with the actor's membership, its type's
+ * fields and options and its values, in one batch whose reads name the record through subqueries.
+ * The workspace is checked before anything read is shown: unknown, deleted and other
+ * organizations' records are the same 404 as with `loadRecord`.
+ */
 export async function readRecord({ db, actor }: ServiceContext, recordId: string): Promise<RecordResponse> {
-  const [record, [fields, values]] = await loadInWorkspaceWith(db, actor, records, recordId, { what: "Record" }, (row) =>
-    Promise.all([recordFields(db, row.objectTypeId), valuesOf(db, [row.id])]),
+  const live = and(eq(records.id, recordId), isNull(records.deletedAt)) as SQL;
+  const ofRecord = (column: typeof records.workspaceId | typeof records.objectTypeId) =>
+    db.select({ value: column }).from(records).where(live);
+  const [fieldQuery, optionQuery] = fieldAndOptionQueries(
+    db,
+    inArray(fieldDefinitions.objectTypeId, ofRecord(records.objectTypeId)),
   );
-  const [response] = responsesFrom(fields, [record], values);
+  const [[record], [workspace], fields, options, values] = await db.batch([
+    db.select().from(records).where(live).limit(1),
+    workspaceWithMembership(db, actor, inArray(workspaces.id, ofRecord(records.workspaceId))),
+    fieldQuery,
+    optionQuery,
+    valuesOf(db, [recordId]),
+  ]);
+  if (!record) throw new ApiError("not_found", "Record not found");
+  try {
+    workspaceAccessFrom(actor, record.workspaceId, workspace);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "not_found") throw new ApiError("not_found", "Record not found");
+    throw error;
+  }
+  const [response] = responsesFrom(withOptions(fields, options), [record], values);
   return response as RecordResponse;
 }
 
