@@ -8,6 +8,7 @@ import { apiKeyPrefix } from "../workers/gateway/src/api-keys";
 import { consoleSessionHeaders } from "./console-browser";
 import { createKey } from "./fixtures";
 import { deliver as deliverMail, mailWorkspace, rawMessage } from "./mail";
+import { rawToolCall, toolError } from "./mcp";
 import { type Connection, deliver, expectReceived, inboundPath } from "./meetings";
 import { call, cast } from "./stack";
 
@@ -294,6 +295,26 @@ function requestFor(operation: Operation, ids: Record<string, string>, credentia
   });
 }
 
+/** Arguments for the operation's MCP tool that pass its input schema: ids of the right shape, the documented examples. */
+function toolArgumentsFor(operation: Operation): Record<string, unknown> {
+  const { inPath } = idParameters(operation);
+  const pathItem = document.paths?.[operation.path] as Record<
+    string,
+    { parameters?: { name: string; in: string; required?: boolean; schema?: { example?: unknown } }[] }
+  >;
+  const query = (pathItem?.[operation.method]?.parameters ?? [])
+    .filter((parameter) => parameter.in === "query" && parameter.required)
+    .map((parameter) => [parameter.name, parameter.schema?.example]);
+  const writes = operation.method !== "get" && !operation.mcpHints.readOnlyHint;
+  return {
+    ...Object.fromEntries(inPath.map((name) => [name, "zz_000000"])),
+    ...Object.fromEntries(query),
+    ...bodyExample(operation),
+    ...(writes ? { idempotencyKey: crypto.randomUUID() } : {}),
+    ...(operation.mcpSendMode ? { sendMode: "send" } : {}),
+  };
+}
+
 // Operations that take a credential: public ones (`auth: "none"`, the unsubscribe page) have none to
 // check, and signed inbound webhooks are checked by test/meetings-inbound.test.ts.
 const checked = catalogue.filter((operation) => operation.auth === "bearer" || operation.auth === "session");
@@ -352,6 +373,24 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
       expect(response.headers.get("www-authenticate")).toContain(`scope="${operation.scope}"`);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe("insufficient_scope");
     });
+
+    // The operation's MCP tool runs the same scope check: refused as a tool error, not a protocol one.
+    it.skipIf(operation.scope === null || operation.auth !== "bearer")(
+      "MCP: its tool refuses without the route's scope",
+      async () => {
+        const { acme, alice } = people;
+        const { key } = await createKey({
+          organizationId: acme.id,
+          ownerId: alice.id,
+          scopes: scopes.filter((scope) => scope !== operation.scope),
+        });
+        const result = await rawToolCall(key, operation.mcpTool as string, toolArgumentsFor(operation));
+        expect(toolError(result).error).toMatchObject({
+          code: "insufficient_scope",
+          details: { requiredScope: operation.scope },
+        });
+      },
+    );
 
     const { inPath, inQuery } = idParameters(operation);
     // Ids in the body count too when they name a tenant's resource (e.g. `workspaceId` on creation).

@@ -8,6 +8,7 @@ export * from "./ids";
 export * from "./internal-request";
 export * from "./openapi";
 export * from "./operation";
+export * from "./operation-json-schemas";
 export * from "./operations/api-keys";
 export * from "./operations/crm-fields";
 export * from "./operations/crm-objects";

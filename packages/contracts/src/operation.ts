@@ -78,6 +78,18 @@ interface OperationSpec<
   /** Where the tool's hints differ from what the method implies (a POST that only reads, say); the title defaults to the summary. */
   mcpHints?: Partial<McpHints>;
   /**
+   * The tool's `idempotencyKey` argument (the `Idempotency-Key` header of its request) is required
+   * rather than optional: an agent that retries after a lost answer must not create twice
+   * (reference rule 12, `records_create`).
+   */
+  mcpRequiresIdempotencyKey?: boolean;
+  /**
+   * The tool sends mail, so it takes `sendMode` (reference rule 12): omitted → a preview and nothing
+   * sent, `send` → this operation, `draft` → the arguments saved by `draftTool` instead (null when
+   * the operation has nothing to keep a draft on).
+   */
+  mcpSendMode?: { draftTool: string | null };
+  /**
    * Where the handler runs: the organization's regional Worker (default), or the gateway itself
    * for operations on control-plane data (usage ledger, API keys) that lives only there.
    */
@@ -195,6 +207,8 @@ export function defineOperation<
     auth,
     mcpTool: spec.mcpTool as A extends "session" | "signature" ? null : string,
     mcpHints,
+    mcpRequiresIdempotencyKey: spec.mcpRequiresIdempotencyKey ?? false,
+    mcpSendMode: spec.mcpSendMode ?? null,
     servedBy: (spec.servedBy ?? "region") as S,
     route,
   };

@@ -59,6 +59,8 @@ export const composeConversation = defineOperation({
   costUnits: costUnits.write,
   mcpTool: "inbox_conversations_compose",
   mcpHints: { destructiveHint: true },
+  // A draft belongs to a conversation, and a new conversation exists only once its first message is sent.
+  mcpSendMode: { draftTool: null },
   method: "post",
   path: "/inbox/conversations",
   request: {
@@ -96,6 +98,7 @@ export const sendMessage = defineOperation({
   costUnits: costUnits.write,
   mcpTool: "inbox_messages_send",
   mcpHints: { destructiveHint: true },
+  mcpSendMode: { draftTool: "inbox_drafts_save" },
   method: "post",
   path: "/inbox/conversations/{conversationId}/messages",
   request: {

@@ -52,6 +52,7 @@ export const createRecord = defineOperation({
   scope: "crm:records:write",
   costUnits: costUnits.write,
   mcpTool: "records_create",
+  mcpRequiresIdempotencyKey: true,
   method: "post",
   path: "/records",
   errors: ["identity_conflict"],

@@ -4,6 +4,8 @@
  */
 export const apiResource = (origin: string) => `${origin}/api/v1`;
 export const mcpResource = (origin: string) => `${origin}/mcp`;
+/** RFC 9728: where the MCP endpoint's protected-resource metadata is published. */
+export const mcpResourceMetadata = (origin: string) => `${origin}/.well-known/oauth-protected-resource/mcp`;
 export const resourcesOf = (origin: string) => [apiResource(origin), mcpResource(origin)];
 
 export const oauthPaths = {

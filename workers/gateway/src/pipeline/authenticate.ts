@@ -1,7 +1,7 @@
 import { type ActorContext, ApiError } from "@crm/contracts";
 import { ipWindow } from "@crm/rate-limiter";
 import type { GatewayEnv } from "../env";
-import { apiResource } from "../oauth/resources";
+import { apiResource, mcpResource } from "../oauth/resources";
 import { accessTokenActor, isJwt, verifyAccessToken } from "./access-token-credential";
 import { kidOf, needsKeyLoad } from "./access-token-keys";
 import { rateLimited } from "./admit";
@@ -51,6 +51,12 @@ function failedAuthentications(env: GatewayEnv, ip: string) {
 }
 
 /**
+ * The surface a credential is presented to, each a protected resource of its own (RFC 8707): the
+ * REST API (`<origin>/api/v1`) or the MCP endpoint (`<origin>/mcp`).
+ */
+export type Surface = "api" | "mcp";
+
+/**
  * Authenticates the credential of a request (the `bearer` operations of the catalogue). Three kinds
  * resolve to the same `Actor`, so the steps after this one do not care which it was:
  *
@@ -58,17 +64,22 @@ function failedAuthentications(env: GatewayEnv, ip: string) {
  * - an OAuth access token (a JWT), verified against the published keys without a storage read on
  *   the hot path, for this API's audience (`access-token-credential.ts`);
  * - without an `Authorization` header, the console session of the `__Host-session` cookie, from the
- *   console's own pages only (`session-credential.ts`).
+ *   console's own pages only (`session-credential.ts`); REST only, MCP clients hold bearer tokens.
  *
  * A user credential not bound to one organization acts in the one the request selects
  * (`selectOrganization`). Every 401 counts against the client's window of failed authentications,
  * and a credential that costs a read is refused (429) first once that window is full.
  */
-export async function authenticate(call: GatewayCall, request: OperationRequest, now = Date.now()): Promise<Actor> {
+export async function authenticate(
+  call: GatewayCall,
+  request: OperationRequest,
+  surface: Surface = "api",
+  now = Date.now(),
+): Promise<Actor> {
   const failures = failedAuthentications(call.env, clientIp(request));
   try {
     const authorization = request.headers.get("authorization");
-    const session = authorization === null ? sessionTokenIn(request) : null;
+    const session = authorization === null && surface === "api" ? sessionTokenIn(request) : null;
     if (session !== null) {
       await failures.guard();
       const consoleSession = await consoleSessionOf(call.controlDb, call.env.IDENTITY_SECRET, session, request, now);
@@ -83,10 +94,11 @@ export async function authenticate(call: GatewayCall, request: OperationRequest,
     const kid = isJwt(token) ? kidOf(token) : null;
     if (kid === null) throw invalidToken("malformed or unknown");
     if (needsKeyLoad(kid, now) || revokedGrantsDue(now)) await failures.guard();
-    // REST accepts tokens for `<origin>/api/v1` only. A token for `<origin>/mcp` (RFC 8707
-    // `resource`) is the MCP endpoint's: a token obtained for one resource is not spent at another,
-    // as the MCP authorization spec requires of servers (no token passthrough).
-    const expected = { issuer: request.url.origin, audience: apiResource(request.url.origin) };
+    // Each surface accepts tokens for its own resource only (RFC 8707 `resource`): REST
+    // `<origin>/api/v1`, MCP `<origin>/mcp`. A token obtained for one is not spent at the other, as
+    // the MCP authorization spec requires of servers (no token passthrough).
+    const audience = surface === "api" ? apiResource(request.url.origin) : mcpResource(request.url.origin);
+    const expected = { issuer: request.url.origin, audience };
     const claims = await verifyAccessToken(call.controlDb, token, kid, expected, now);
     return await accessTokenActor(call.controlDb, claims, request, now);
   } catch (error) {

@@ -63,7 +63,11 @@ export async function runOperationAs(call: GatewayCall, operation: Operation, re
   return withHeaders(await forward(call, operation, actor, request), limits);
 }
 
-async function runAuthenticated(call: GatewayCall, operation: Operation, request: OperationRequest, actor: Actor) {
+/**
+ * The steps after authentication (authorize → admit → forward → charge) for an actor, booked: REST
+ * runs them after `authenticate`, an MCP tool call with the actor its endpoint authenticated.
+ */
+export async function runAuthenticated(call: GatewayCall, operation: Operation, request: OperationRequest, actor: Actor) {
   let outcome: { response: Response; limits: Record<string, string> } | { failure: unknown };
   try {
     authorize(operation, actor, request);

@@ -1,0 +1,113 @@
+import { ApiError, respondWithError } from "@crm/contracts";
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  type McpServer,
+  originValidationResponse,
+  readRequestBody,
+  validateHostHeader,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import type { Context } from "hono";
+import type { GatewayAppEnv, GatewayEnv } from "../env";
+import { mcpResourceMetadata } from "../oauth/resources";
+import { type Actor, authenticate } from "../pipeline/authenticate";
+import { gatewayCall } from "../pipeline/operation-call";
+import { calledTool, mcpServer } from "./server";
+import type { McpCaller } from "./tool-call";
+
+/** As for REST: a larger request is refused (413) before anything of it is parsed, or its credential looked up. */
+const maxRequestBytes = 1024 * 1024;
+
+/**
+ * The hostnames the endpoint answers for. The local stack answers on loopback names only, so a page
+ * whose name a rebinding DNS points at 127.0.0.1 is refused (DNS-rebinding protection, as the MCP
+ * transport requires of local servers). Deployed, Cloudflare hands the Worker only requests for its
+ * own routes, so the name is the request's; a browser's `Origin` must still be that name.
+ */
+const allowedHostnames = (env: GatewayEnv, url: URL): string[] =>
+  env.DEV_TOOLS === "true" ? localhostAllowedHostnames() : [url.hostname];
+
+/** A JSON-RPC error in the shape the SDK gives its own (no request id: none was read). */
+const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
+
+/** A refusal of the transport itself (host, method, size). */
+const transportRefusal = (status: number, message: string, headers: Record<string, string> = {}) =>
+  jsonRpcError(status, -32000, message, headers);
+
+/**
+ * A refused credential, with the challenge an MCP client follows to get a token for this endpoint:
+ * RFC 9728 `resource_metadata` instead of the REST API's realm, the RFC 6750 error kept.
+ */
+function challenged(error: unknown, origin: string): unknown {
+  const challenge = error instanceof ApiError ? error.headers["www-authenticate"] : undefined;
+  if (!(error instanceof ApiError) || challenge === undefined) return error;
+  const headers = {
+    ...error.headers,
+    "www-authenticate": challenge.replace('realm="api"', `resource_metadata="${mcpResourceMetadata(origin)}"`),
+  };
+  return new ApiError(error.code, error.message, error.details, headers, error.retryAfterMs);
+}
+
+/** The body as JSON, or undefined when it is not JSON (the SDK answers that with its parse error). */
+function parsed(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * 2025-era requests (the `initialize` handshake and what follows it): the SDK's stateless transport,
+ * answering with JSON rather than an SSE stream, since one request here has one answer and nothing
+ * to stream before it (the SDK's own fallback always streams, a few milliseconds more per call).
+ */
+async function serveLegacy(server: McpServer, request: Request, message: unknown): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, message === undefined ? {} : { parsedBody: message });
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * `POST /mcp` (and `/api/v1/mcp`), Streamable HTTP, stateless (DESIGN.md section 11): Host and
+ * Origin checked, the body read within its limit, then the bearer credential authenticated once for
+ * the request, for this endpoint's audience; the SDK then answers the protocol (2026-07-28, and the
+ * 2025-11-25 handshake), and each tool call runs its operation through the pipeline as that actor.
+ */
+export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
+  const request = c.req.raw;
+  const url = new URL(request.url);
+  const hostnames = allowedHostnames(c.env, url);
+  // An HTTP request always names its host; one handed over in process (tests) is read from its URL.
+  const host = validateHostHeader(request.headers.get("host") ?? url.host, hostnames);
+  if (!host.ok) return transportRefusal(403, host.message);
+  const foreignOrigin = originValidationResponse(request, hostnames);
+  if (foreignOrigin) return foreignOrigin;
+  // Stateless: no stream to open with GET, no session to end with DELETE.
+  if (request.method !== "POST") return transportRefusal(405, "Method not allowed.", { allow: "POST" });
+  const body = await readRequestBody(request, maxRequestBytes);
+  if (body.tooLarge) return transportRefusal(413, `Payload Too Large: Request body must not exceed ${maxRequestBytes} bytes`);
+  const call = gatewayCall(c);
+  let actor: Actor;
+  try {
+    actor = await authenticate(call, { method: "POST", url, headers: request.headers, body: null }, "mcp");
+  } catch (error) {
+    return respondWithError(challenged(error, url.origin), c, call.requestId);
+  }
+  const message = parsed(body.text);
+  // One JSON-RPC message per POST since 2025-06-18; the SDK's 2025 transport would still serve an array.
+  if (Array.isArray(message)) return jsonRpcError(400, -32600, "Invalid Request: batch arrays are not supported");
+  const caller: McpCaller = { call, actor, origin: url.origin, headers: request.headers };
+  const server = () => mcpServer(caller, calledTool(message));
+  const forwarded = new Request(request.url, { method: "POST", headers: request.headers, body: body.text });
+  if (await isLegacyRequest(forwarded, message)) return serveLegacy(server(), forwarded, message);
+  const modern = createMcpHandler(server, { legacy: "reject", maxRequestBodySize: maxRequestBytes });
+  return modern.fetch(forwarded, message === undefined ? {} : { parsedBody: message });
+}

@@ -1,0 +1,123 @@
+import { catalogue, type JsonSchema, type Operation, operationArguments, operationResult } from "@crm/contracts";
+import { fromJsonSchema, type StandardSchemaWithJSON, type ToolAnnotations } from "@modelcontextprotocol/server";
+import { openApiDocumentFor } from "../openapi";
+
+/**
+ * The MCP tools of the route catalogue: one per operation a bearer token may call (DESIGN.md
+ * section 11), named, typed and annotated from the catalogue and the OpenAPI document, so a route
+ * added later is a tool with no code here.
+ */
+
+export type ToolArguments = Record<string, unknown>;
+
+export interface RouteTool {
+  name: string;
+  operation: Operation;
+  title: string;
+  description: string;
+  annotations: ToolAnnotations;
+  inputSchema: StandardSchemaWithJSON<ToolArguments>;
+  /** Absent when the operation answers something other than JSON (an attachment's bytes). */
+  outputSchema: StandardSchemaWithJSON | undefined;
+  /** The argument names of the operation's path, query and JSON body; the rest are the tool's own. */
+  placement: { path: string[]; query: string[]; body: string[] };
+}
+
+/** Printable ASCII without spaces: it travels as the `Idempotency-Key` header, which takes 1–200 characters. */
+const idempotencyKeyArgument = {
+  type: "string",
+  minLength: 1,
+  maxLength: 200,
+  pattern: "^[!-~]+$",
+  description:
+    "The request's Idempotency-Key: calling again with the same key and arguments within 24 hours returns the first result and changes nothing again; the same key with other arguments is refused.",
+};
+
+export const sendModes = ["draft", "send"] as const;
+
+const sendModeArgument = (draftTool: string | null) => ({
+  type: "string",
+  enum: sendModes,
+  description: `Omitted: a preview of the message, nothing sent (confirmationRequired). \`send\`: sends it now. \`draft\`: ${
+    draftTool
+      ? `saves it as your draft of the conversation instead (as ${draftTool})`
+      : "refused, a new conversation has no draft until its first message is sent"
+  }.`,
+});
+
+/** What a sending tool answers when called without `sendMode`: the message it would send, and nothing done. */
+const previewResult: JsonSchema = {
+  type: "object",
+  properties: {
+    sent: { const: false },
+    confirmationRequired: { const: true },
+    preview: { type: "object", additionalProperties: true, description: "The arguments the message would be sent with" },
+  },
+  required: ["sent", "confirmationRequired", "preview"],
+  additionalProperties: false,
+};
+
+/** One object schema that accepts any of the given results, their `$defs` gathered at the root. */
+function anyOfResults(results: JsonSchema[]): JsonSchema {
+  const defs: Record<string, unknown> = {};
+  const branches = results.map(({ $defs, ...branch }) => {
+    Object.assign(defs, $defs);
+    return branch;
+  });
+  return { type: "object", anyOf: branches, ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}) };
+}
+
+function routeTool(origin: string, operation: Operation & { mcpTool: string }, draftResult: (name: string) => JsonSchema | null) {
+  const document = openApiDocumentFor(origin);
+  const writes = operation.method !== "get" && !operation.mcpHints.readOnlyHint;
+  const sendMode = operation.mcpSendMode;
+  const extra = {
+    properties: {
+      ...(writes ? { idempotencyKey: idempotencyKeyArgument } : {}),
+      ...(sendMode ? { sendMode: sendModeArgument(sendMode.draftTool) } : {}),
+    },
+    required: operation.mcpRequiresIdempotencyKey ? ["idempotencyKey"] : [],
+  };
+  const { schema, path, query, body } = operationArguments(document, operation, extra);
+  const result = operationResult(document, operation);
+  const draft = sendMode?.draftTool ? draftResult(sendMode.draftTool) : null;
+  const output = result && sendMode ? anyOfResults([result, ...(draft ? [draft] : []), previewResult]) : result;
+  const { title, readOnlyHint, destructiveHint, idempotentHint } = operation.mcpHints;
+  return {
+    name: operation.mcpTool,
+    operation,
+    title,
+    description: `${operation.route.description ?? title} (${operation.method.toUpperCase()} /api/v1${operation.path})`,
+    // Sending tools reach people outside the organization: the one open-world effect of the API.
+    annotations: { title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint: sendMode !== null },
+    inputSchema: fromJsonSchema<ToolArguments>(schema),
+    outputSchema: output ? fromJsonSchema(output) : undefined,
+    placement: { path, query, body },
+  } satisfies RouteTool;
+}
+
+const hasTool = (operation: Operation): operation is Operation & { mcpTool: string } =>
+  operation.auth === "bearer" && operation.mcpTool !== null;
+
+let tools: RouteTool[] | undefined;
+
+/**
+ * The tools, built once per isolate (their validators compile once). The schemas do not depend on
+ * the origin the document is generated for: only its servers and OAuth URLs do.
+ */
+export function routeTools(origin: string): RouteTool[] {
+  if (!tools) {
+    const document = openApiDocumentFor(origin);
+    const toolOperations = (catalogue as readonly Operation[]).filter(hasTool);
+    const resultOf = (name: string) => {
+      const operation = toolOperations.find((candidate) => candidate.mcpTool === name);
+      if (!operation) throw new Error(`No tool ${name} to save drafts with`);
+      return operationResult(document, operation);
+    };
+    tools = toolOperations.map((operation) => routeTool(origin, operation, resultOf));
+  }
+  return tools;
+}
+
+export const routeToolNamed = (origin: string, name: string): RouteTool | undefined =>
+  routeTools(origin).find((tool) => tool.name === name);

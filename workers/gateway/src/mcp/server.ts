@@ -1,0 +1,39 @@
+import { apiVersion } from "@crm/contracts";
+import { McpServer } from "@modelcontextprotocol/server";
+import { routeTools } from "./route-tools";
+import { callRouteTool, type McpCaller } from "./tool-call";
+import { registerUtilityTools, utilityToolNames } from "./utility-tools";
+
+const instructions =
+  "Every route of the CRM and inbox REST API that takes a bearer token is a tool here, with the same arguments (path, query and body in one object), scopes, rate limits and token costs. List tools return one page `{ data, pagination }`: call again with `cursor` until `pagination.hasMore` is false. Writes take an `idempotencyKey` (required by records_create) so a retry never writes twice. Sending tools answer with a preview unless `sendMode` is `send` (or `draft`). Failures are results with isError and the API's error body `{ error: { code, message, requestId, details? } }`.";
+
+/**
+ * The tool a `tools/call` names. Registering every tool of the catalogue costs about a millisecond
+ * per request, as much as the rest of the SDK's work, so a call gets a server with its own tool only;
+ * `tools/list` and every other method get them all.
+ */
+export function calledTool(message: unknown): string | null {
+  const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+  const name = method === "tools/call" ? params?.name : null;
+  return typeof name === "string" ? name : null;
+}
+
+/** One server per request (stateless): the catalogue's tools and the utility tools, bound to this caller. */
+export function mcpServer(caller: McpCaller, only: string | null): McpServer {
+  const server = new McpServer({ name: "crm-api", title: "CRM and inbox API", version: apiVersion }, { instructions });
+  const tools = routeTools(caller.origin);
+  // A call of a tool that does not exist gets them all, and the SDK's "not found" protocol error.
+  const exists = only !== null && (utilityToolNames.includes(only) || tools.some((tool) => tool.name === only));
+  const wanted = (name: string) => !exists || name === only;
+  for (const tool of tools) {
+    if (!wanted(tool.name)) continue;
+    const { title, description, inputSchema, outputSchema, annotations } = tool;
+    server.registerTool(
+      tool.name,
+      { title, description, inputSchema, annotations, ...(outputSchema ? { outputSchema } : {}) },
+      (args) => callRouteTool(caller, tool, args),
+    );
+  }
+  registerUtilityTools(server, caller, wanted);
+  return server;
+}

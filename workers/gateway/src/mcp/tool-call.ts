@@ -1,0 +1,150 @@
+import { ApiError, type ErrorBody, errorBody, logUnexpectedError, toApiError } from "@crm/contracts";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { Actor } from "../pipeline/authenticate";
+import { authorize, organizationHeader } from "../pipeline/authorize";
+import type { GatewayCall, OperationRequest } from "../pipeline/operation-call";
+import { runAuthenticated } from "../pipeline/run-operation";
+import { type RouteTool, routeToolNamed, type ToolArguments } from "./route-tools";
+
+/** Who calls the tools of one MCP request: authenticated once by the endpoint, for every call it carries. */
+export interface McpCaller {
+  call: GatewayCall;
+  actor: Actor;
+  /** The gateway's origin as the client reached it. */
+  origin: string;
+  /** The MCP request's headers: the client's address and organization choice apply to its calls too. */
+  headers: Headers;
+}
+
+/** Headers of the MCP request that each call's request keeps: rate limits by address, organization selection. */
+const carriedHeaders = ["cf-connecting-ip", organizationHeader];
+
+const encoder = new TextEncoder();
+
+/**
+ * The HTTP request the tool's operation runs for, built from the arguments: path parameters into
+ * the path template, query parameters into the query, the body's properties into a JSON body, and
+ * `idempotencyKey` as the `Idempotency-Key` header. The region validates it exactly as a REST call.
+ */
+function operationRequest(caller: McpCaller, tool: RouteTool, args: ToolArguments): OperationRequest {
+  const { operation, placement } = tool;
+  const path = placement.path.reduce(
+    (template, name) => template.replace(`{${name}}`, encodeURIComponent(String(args[name]))),
+    operation.path,
+  );
+  const url = new URL(`/api/v1${path}`, caller.origin);
+  for (const name of placement.query) {
+    if (args[name] !== undefined) url.searchParams.set(name, String(args[name]));
+  }
+  const headers = new Headers();
+  for (const name of carriedHeaders) {
+    const value = caller.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  if (typeof args.idempotencyKey === "string") headers.set("idempotency-key", args.idempotencyKey);
+  const body = Object.fromEntries(placement.body.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]));
+  // A DELETE takes no body or `{}`; every other write sends its (possibly empty) object.
+  const hasBody = operation.method !== "get" && (operation.method !== "delete" || Object.keys(body).length > 0);
+  if (hasBody) headers.set("content-type", "application/json");
+  return {
+    method: operation.method.toUpperCase(),
+    url,
+    headers,
+    // A TextEncoder's bytes are always a fresh ArrayBuffer, never a shared one.
+    body: hasBody ? (encoder.encode(JSON.stringify(body)).buffer as ArrayBuffer) : null,
+  };
+}
+
+/** An API failure as a tool result: the REST error body, for the model to read and act on. */
+const errorResult = (body: ErrorBody | unknown): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(body) }],
+  isError: true,
+});
+
+const jsonResult = (body: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(body) }],
+  structuredContent: body,
+});
+
+function base64(bytes: ArrayBuffer): string {
+  let binary = "";
+  for (const byte of new Uint8Array(bytes)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** The operation's answer as a tool result: JSON as structured content, anything else (an attachment) as a blob. */
+async function toolResult(response: Response, url: URL): Promise<CallToolResult> {
+  const contentType = response.headers.get("content-type") ?? "application/octet-stream";
+  if (response.status >= 400) return errorResult(await response.json());
+  if (/^application\/json\b/i.test(contentType)) return jsonResult((await response.json()) as Record<string, unknown>);
+  const blob = base64(await response.arrayBuffer());
+  return { content: [{ type: "resource", resource: { uri: url.href, mimeType: contentType, blob } }] };
+}
+
+/** Runs the tool's operation through the same steps as its REST route, booked under that route. */
+async function runRouteTool(caller: McpCaller, tool: RouteTool, args: ToolArguments): Promise<CallToolResult> {
+  const request = operationRequest(caller, tool, args);
+  try {
+    return await toolResult(await runAuthenticated(caller.call, tool.operation, request, caller.actor), request.url);
+  } catch (failure) {
+    const error = toApiError(failure);
+    if (error !== failure) {
+      logUnexpectedError(failure, {
+        requestId: caller.call.requestId,
+        route: `MCP ${tool.name}`,
+        code: error.code,
+      });
+    }
+    return errorResult(errorBody(error, caller.call.requestId));
+  }
+}
+
+/**
+ * A sending tool without `sendMode`: what would be sent, and nothing done. Scope is checked so a
+ * preview never promises what the credential may not send; no window is charged.
+ */
+function preview(caller: McpCaller, tool: RouteTool, args: ToolArguments): CallToolResult {
+  try {
+    authorize(tool.operation, caller.actor, operationRequest(caller, tool, args));
+  } catch (failure) {
+    return errorResult(errorBody(toApiError(failure), caller.call.requestId));
+  }
+  const { idempotencyKey: _, ...message } = args;
+  const result = { sent: false, confirmationRequired: true, preview: message };
+  return {
+    content: [
+      { type: "text", text: JSON.stringify(result) },
+      { type: "text", text: `Nothing was sent. Call ${tool.name} again with sendMode "send" to send this message.` },
+    ],
+    structuredContent: result,
+  };
+}
+
+/** `sendMode: "draft"`: the arguments saved by the operation's draft tool, if it has one and it keeps them all. */
+function draftOf(caller: McpCaller, tool: RouteTool, args: ToolArguments): CallToolResult | Promise<CallToolResult> {
+  const draftTool = tool.operation.mcpSendMode?.draftTool;
+  const drafts = draftTool ? routeToolNamed(caller.origin, draftTool) : undefined;
+  const refuse = (message: string, details?: unknown) =>
+    errorResult(errorBody(new ApiError("invalid_request", message, details), caller.call.requestId));
+  if (!drafts) return refuse(`${tool.name} keeps no drafts: call it without sendMode for a preview, or with "send"`);
+  const accepted = new Set([...drafts.placement.path, ...drafts.placement.query, ...drafts.placement.body, "idempotencyKey"]);
+  const dropped = Object.keys(args).filter((name) => !accepted.has(name));
+  if (dropped.length > 0) {
+    const details = dropped.map((name) => ({ path: name, message: "A draft does not keep this" }));
+    return refuse(`A draft keeps ${[...accepted].join(", ")}`, details);
+  }
+  return runRouteTool(caller, drafts, args);
+}
+
+/**
+ * Calls a route tool. Sending tools follow their `sendMode` (reference rule 12): omitted → a
+ * preview, `draft` → a saved draft, `send` → the operation itself. Any failure of the API is a
+ * tool result with `isError` and the REST error body.
+ */
+export function callRouteTool(caller: McpCaller, tool: RouteTool, args: ToolArguments): CallToolResult | Promise<CallToolResult> {
+  if (!tool.operation.mcpSendMode) return runRouteTool(caller, tool, args);
+  const { sendMode, ...message } = args;
+  if (sendMode === "send") return runRouteTool(caller, tool, message);
+  if (sendMode === "draft") return draftOf(caller, tool, message);
+  return preview(caller, tool, message);
+}
