@@ -92,6 +92,8 @@ const regionalBindings = () => {
 
 export default defineConfig({
   test: {
+    // The gateway's log line of every request (test/request-log.test.ts reads them) would bury the output.
+    onConsoleLog: (log) => !log.startsWith('{"level":"info","message":"request"'),
     projects: [
       "packages/rate-limiter",
       {

@@ -3,8 +3,8 @@
 // measured in the same run: a bare Hono handler doing one D1 read by key.
 //   npm run bench            all scenarios
 //   npm run bench -- --quick shorter runs (for a smoke test)
-//   npm run bench -- --only=pipeline|records|webhooks|oauth|inbox|meetings|mcp|catalogue   one scenario
-//   npm run bench -- --only=records --records=1000000                                    the records at another size
+//   npm run bench -- --only=pipeline|records|webhooks|oauth|inbox|meetings|mcp|catalogue|scale   one scenario
+//   npm run bench -- --only=records --records=1000000                                          the records at another size
 import { gzipSync } from "node:zlib";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { build } from "esbuild";
@@ -13,6 +13,7 @@ import { Webhook } from "standardwebhooks";
 import { benchAccessToken } from "../bench/access-token.mjs";
 import { load } from "../bench/load.mjs";
 import { startReceiver } from "../bench/receiver.mjs";
+import { scaleSection } from "../bench/scale.mjs";
 import { buildDir, buildWorkers, organizationDatabase, startStack } from "./lib/stack.mjs";
 
 const quick = process.argv.includes("--quick");
@@ -38,6 +39,15 @@ async function buildBundles() {
     format: "esm",
     platform: "node",
     outfile: `${buildDir}/bench-inbox/seed.mjs`,
+    logLevel: "warning",
+  });
+  // The scale simulation's organizations, placed by the gateway's own rule.
+  await build({
+    entryPoints: ["bench/tenants.ts"],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    outfile: `${buildDir}/bench-scale/tenants.mjs`,
     logLevel: "warning",
   });
 }
@@ -802,4 +812,8 @@ if (!only || only === "inbox") await inboxSection(stack, auth);
 if (!only || only === "meetings") await meetingsSection(stack, auth);
 if (!only || only === "mcp") await mcpSection(stack, auth);
 if (!only || only === "catalogue") await catalogueSection(stack, auth);
+if (!only || only === "scale") {
+  const { createTenant } = await import(`../${buildDir}/bench-scale/tenants.mjs`);
+  await scaleSection(stack, { quick, createTenant });
+}
 await stack.mf.dispose();

@@ -81,6 +81,8 @@ async function migrateLocalState() {
     convertV4MiniflareOptions({
       modules: true,
       script: "export default {}",
+      // Offline, miniflare cannot fetch the Request.cf data and warns: the placeholder it falls back to serves.
+      cf: false,
       resourcePersistencePath: resolve(state, "v3"),
       d1Databases: Object.fromEntries(migrationTargets().map((target) => [target.databaseName, databaseId(target)])),
     }),
@@ -92,6 +94,10 @@ async function migrateLocalState() {
   }
 }
 await migrateLocalState();
+
+// Local observability costs ~3 ms a request and fills .wrangler/state (RECIPES.md); offline, miniflare
+// cannot fetch the Request.cf data and warns on every start (the same switch as `cf: false` above).
+const local = { ...process.env, X_LOCAL_OBSERVABILITY: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 
 const wrangler = spawn(
   "wrangler",
@@ -113,7 +119,7 @@ const wrangler = spawn(
     "warn",
     "--show-interactive-dev-session=false",
   ],
-  { env: { ...process.env, X_LOCAL_OBSERVABILITY: "false" }, stdio: ["ignore", "inherit", "inherit"] },
+  { env: local, stdio: ["ignore", "inherit", "inherit"] },
 );
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));
 wrangler.on("exit", (code) => process.exit(code ?? 0));

@@ -67,6 +67,13 @@ export async function startStack({ gatewayVars = {}, regionVars = {}, triggerHan
       host: "127.0.0.1",
       port: 0,
       unsafeTriggerHandlers: triggerHandlers,
+      // Offline, the default fetches Request.cf's data from the network and warns when it cannot.
+      cf: false,
+      // The gateway logs a line per request; a benchmark sends hundreds of thousands.
+      handleStructuredLogs: ({ level, message }) => {
+        if (!message.startsWith('{"level":"info","message":"request"'))
+          (level === "error" || level === "warn" ? console.error : console.log)(message);
+      },
       workers: [
         {
           ...workerFromConfig(gatewayConfigPath, `${buildDir}/gateway/index.js`, { ...gatewaySecrets, ...gatewayVars }),

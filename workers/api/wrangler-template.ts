@@ -8,7 +8,7 @@ import { shardBinding, shardDatabaseName, shardsOf } from "../../packages/contra
 
 /**
  * Variables that only local development, tests and benchmarks set, in any Worker: the seed routes,
- * loopback webhook receivers, raised or switched-off limits and a schedule of seconds. A production
+ * loopback webhook receivers, raised or switched-off limits, a schedule of seconds and a short answer timeout. A production
  * build that sets one fails (`assertNoDevSwitches` serves the gateway's configuration too).
  */
 export const devSwitches = [
@@ -16,6 +16,7 @@ export const devSwitches = [
   "WEBHOOKS_ALLOW_LOOPBACK",
   "WEBHOOK_BURST_FACTOR",
   "WEBHOOK_RETRY_SCHEDULE",
+  "WEBHOOK_TIMEOUT_MS",
   "RATE_LIMIT_FACTOR",
   "RATE_LIMITS_BENCH_SWITCH",
 ] as const;
@@ -67,6 +68,8 @@ export function regionalWorkerConfig(region: Region, options: RegionalConfigOpti
     workers_dev: false,
     compatibility_date: "2026-11-01",
     placement: { mode: "smart" },
+    // Workers Logs: the regions' error lines (packages/contracts/src/error-log.ts), beside the gateway's request lines.
+    observability: { enabled: true },
     vars,
     // One database per shard; an organization's rows live in exactly one (DESIGN.md section 1, docs/architecture.md).
     d1_databases: shardDatabases(region).map(({ binding, databaseName }) => ({

@@ -13,6 +13,7 @@ import { openApiDocumentFor } from "./openapi";
 import { limiterCallsRoutes } from "./pipeline/limiter-calls-route";
 import { gatewayCall, type OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
+import { requestLog } from "./request-log";
 import { allowedMethods } from "./route-matcher";
 import { seedRoutes } from "./seed/route";
 
@@ -31,12 +32,11 @@ async function operationRequest(c: Context<GatewayAppEnv>): Promise<OperationReq
 
 export function createGateway() {
   const app = new Hono<GatewayAppEnv>();
+  app.use(requestLog);
   app.use(async (c, next) => {
     assertGatewayEnv(c.env);
-    c.set("requestId", newId("req"));
     c.set("controlDb", drizzle(c.env.CONTROL_DB));
     await next();
-    c.header("x-request-id", c.var.requestId);
   });
 
   // The MCP endpoint is `<origin>/mcp` (its own OAuth resource), and the same under `{base_url}` for

@@ -2,6 +2,7 @@ import type { Region } from "@crm/contracts";
 import type { RateLimiter } from "@crm/rate-limiter";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { Actor } from "./pipeline/authenticate";
+import type { RequestFacts } from "./request-log";
 
 /** Bindings of the gateway Worker. */
 export interface GatewayEnv {
@@ -39,6 +40,7 @@ export interface GatewayVariables {
   requestId: string;
   controlDb: DrizzleD1Database;
   actor: Actor;
+  requestFacts: RequestFacts;
 }
 
 export type GatewayAppEnv = { Bindings: GatewayEnv; Variables: GatewayVariables };

@@ -1,8 +1,9 @@
 import { type ApiKey, apiKeyExpiryDays, apiKeySettingsSchema, scopes } from "@crm/contracts";
 import type { Context } from "hono";
+import { gatewayCall } from "../pipeline/operation-call";
 import { activityOf, createKey, listKeys, reachableWorkspaces, replaceKey, revokeKey } from "../routes/api-key-store";
 import type { ConsoleEnv } from "./console-env";
-import { consoleCall, ownerOf } from "./console-session";
+import { ownerOf } from "./console-session";
 import { ConsoleProblem, readForm } from "./forms";
 import { CsrfField, formatTime, Layout, type SignedIn } from "./layout";
 
@@ -143,7 +144,7 @@ async function renderKeysPage(
   const db = c.var.controlDb;
   const [keys, workspaces] = await Promise.all([
     listKeys(db, ownerOf(c)),
-    reachableWorkspaces(consoleCall(c), c.var.actor, new URL(c.req.url).origin),
+    reachableWorkspaces(gatewayCall(c), c.var.actor, new URL(c.req.url).origin),
   ]);
   const activity = await activityOf(
     db,
@@ -212,7 +213,7 @@ export async function createKeyFromForm(c: Context<ConsoleEnv>) {
     return renderKeysPage(c, undefined, `The key was not created. ${problems.join("; ")}`, 400);
   }
   const reachable = parsed.data.workspaceIds
-    ? await reachableWorkspaces(consoleCall(c), c.var.actor, new URL(c.req.url).origin)
+    ? await reachableWorkspaces(gatewayCall(c), c.var.actor, new URL(c.req.url).origin)
     : [];
   const created = await createKey(c.var.controlDb, ownerOf(c), parsed.data, reachable);
   return renderKeysPage(c, { ...created, replaced: false }, undefined, 201);

@@ -2,7 +2,6 @@ import { control } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { clearSessionCookie, csrfTokenFor, csrfTokenValid, readSession, sessionTokenOf } from "../identity/sessions";
-import type { GatewayCall } from "../pipeline/operation-call";
 import { membershipsOf, sessionActor } from "../pipeline/session-credential";
 import type { ConsoleEnv } from "./console-env";
 import { ConsoleProblem, readForm } from "./forms";
@@ -49,11 +48,3 @@ export const requireSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => 
 
 /** The signed-in user as the owner of API keys in the selected organization. */
 export const ownerOf = (c: Context<ConsoleEnv>) => ({ organizationId: c.var.actor.organizationId, userId: c.var.actor.actor.id });
-
-/** What the pipeline needs to run an operation for a console page. */
-export const consoleCall = (c: Context<ConsoleEnv>): GatewayCall => ({
-  env: c.env,
-  executionCtx: c.executionCtx,
-  controlDb: c.var.controlDb,
-  requestId: c.var.requestId,
-});

@@ -1,4 +1,5 @@
 import type { Operation } from "@crm/contracts";
+import { noteTokenCost } from "../request-log";
 import type { Actor } from "./authenticate";
 import type { GatewayCall, OperationRequest } from "./operation-call";
 import { recordUse } from "./usage-ledger";
@@ -31,5 +32,6 @@ export function charge(
     costUnits,
   };
   recordUse(call.controlDb, use, (promise) => call.executionCtx.waitUntil(promise));
+  noteTokenCost(call.requestFacts, costUnits);
   return { "x-token-cost": displayCost(costUnits) };
 }

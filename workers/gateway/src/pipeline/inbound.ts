@@ -1,6 +1,7 @@
 import { ApiError, type Operation } from "@crm/contracts";
 import { control } from "@crm/db";
 import { eq } from "drizzle-orm";
+import { noteActor } from "../request-log";
 import type { Actor } from "./authenticate";
 import { forwardToRegion } from "./forward";
 import type { GatewayCall, OperationRequest } from "./operation-call";
@@ -47,6 +48,7 @@ export async function forwardSignedDelivery(
     workspaceIds: null,
     organizationRole: null,
   };
+  noteActor(call.requestFacts, actor);
   return forwardToRegion(call, operation, actor, request);
 }
 

@@ -1,6 +1,7 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { Context, ExecutionContext } from "hono";
 import type { GatewayAppEnv, GatewayEnv } from "../env";
+import type { RequestFacts } from "../request-log";
 
 /**
  * What every step of the pipeline may use, whichever surface runs the operation: a REST route, an
@@ -12,14 +13,17 @@ export interface GatewayCall {
   executionCtx: ExecutionContext;
   controlDb: DrizzleD1Database;
   requestId: string;
+  /** What the steps learn about the request (operation, actor, cost), for its log line. */
+  requestFacts: RequestFacts;
 }
 
-/** What the pipeline needs of this gateway request. */
-export const gatewayCall = (c: Context<GatewayAppEnv>): GatewayCall => ({
+/** The call of a gateway request, for any surface that runs an operation within it. */
+export const gatewayCall = <E extends GatewayAppEnv>(c: Context<E>): GatewayCall => ({
   env: c.env,
   executionCtx: c.executionCtx,
   controlDb: c.var.controlDb,
   requestId: c.var.requestId,
+  requestFacts: c.var.requestFacts,
 });
 
 /** The HTTP request an operation runs for: as received by a REST route, or built by another surface. */

@@ -19,6 +19,7 @@ ownOperations.use(async (c, next) => {
   if (!caller) throw new Error("The gateway's own operations are served only through the pipeline");
   c.set("requestId", caller.call.requestId);
   c.set("controlDb", caller.call.controlDb);
+  c.set("requestFacts", caller.call.requestFacts);
   // Public and signed operations have no actor; their handlers are typed without one (handlers.ts).
   if (caller.actor) c.set("actor", caller.actor);
   await next();

@@ -3,6 +3,7 @@ import { ApiError, costUnits, defineOperation, jsonResponse, operations } from "
 import { z } from "@hono/zod-openapi";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
+import { newRequestFacts } from "../request-log";
 import type { OperationRequest } from "./operation-call";
 import { runOperation } from "./run-operation";
 
@@ -32,6 +33,7 @@ const call = () => ({
   executionCtx: createExecutionContext(),
   controlDb: drizzle(env.CONTROL_DB),
   requestId: "req_test",
+  requestFacts: newRequestFacts(),
 });
 
 const request = (path: string, ip: string, authorization?: string): OperationRequest => ({

@@ -1,4 +1,5 @@
 import { ApiError, type Operation } from "@crm/contracts";
+import { noteActor, noteOperation, noteTokenCost } from "../request-log";
 import { admit } from "./admit";
 import { type Actor, authenticate } from "./authenticate";
 import { authorize } from "./authorize";
@@ -21,18 +22,32 @@ import { authenticateSession } from "./session-credential";
  *   session:   console session (same origin, CSRF) → admit → the gateway's own handler (free, not booked)
  */
 export async function runOperation(call: GatewayCall, operation: Operation, request: OperationRequest): Promise<Response> {
-  if (operation.auth === "bearer") return runAuthenticated(call, operation, request, await authenticate(call, request));
+  noteOperation(call.requestFacts, operation);
+  if (operation.auth === "bearer") return runAuthenticated(call, operation, request, await authenticated(call, request));
   if (operation.auth === "session") {
     const actor = await authenticateSession(call, request);
+    noteActor(call.requestFacts, actor);
     const limits = await admit(call, operation, request, actor);
-    return withHeaders(await serveOwnOperation(call, actor, request), { ...limits, "x-token-cost": "0" });
+    return withHeaders(await serveOwnOperation(call, actor, request), { ...limits, ...free(call) });
   }
   const limits = await admit(call, operation, request, null);
   // Inbound webhooks are free: they are the provider's deliveries, not the organization's API usage.
   if (operation.auth === "signature")
-    return withHeaders(await forwardSignedDelivery(call, operation, request), { ...limits, "x-token-cost": "0" });
+    return withHeaders(await forwardSignedDelivery(call, operation, request), { ...limits, ...free(call) });
   // No credential, no organization to charge: such a request costs nothing, and says so like every success.
-  return withHeaders(await serveOwnOperation(call, null, request), { ...limits, "x-token-cost": "0" });
+  return withHeaders(await serveOwnOperation(call, null, request), { ...limits, ...free(call) });
+}
+
+async function authenticated(call: GatewayCall, request: OperationRequest): Promise<Actor> {
+  const actor = await authenticate(call, request);
+  noteActor(call.requestFacts, actor);
+  return actor;
+}
+
+/** The cost header of an operation that is never charged. */
+function free(call: GatewayCall): Record<string, string> {
+  noteTokenCost(call.requestFacts, 0);
+  return { "x-token-cost": "0" };
 }
 
 /**
@@ -41,6 +56,8 @@ export async function runOperation(call: GatewayCall, operation: Operation, requ
  * not booked: the console's own reads are not the organization's API usage or a key's activity.
  */
 export async function runOperationAs(call: GatewayCall, operation: Operation, request: OperationRequest, actor: Actor) {
+  noteOperation(call.requestFacts, operation);
+  noteActor(call.requestFacts, actor);
   authorize(operation, actor, request);
   const limits = await admit(call, operation, request, actor);
   return withHeaders(await forward(call, operation, actor, request), limits);

@@ -2,20 +2,13 @@ import type { operations } from "@crm/contracts";
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { GatewayAppEnv } from "../env";
-import type { GatewayCall } from "../pipeline/operation-call";
+import { gatewayCall } from "../pipeline/operation-call";
 import { activityOf, createKey, getKey, listKeys, reachableWorkspaces, replaceKey, revokeKey } from "./api-key-store";
 
 /** The `/api-keys` routes: the console session's user manages their own keys in the session's organization. */
 type Handler<Id extends keyof typeof operations> = RouteHandler<(typeof operations)[Id]["route"], GatewayAppEnv>;
 
 const ownerOf = (c: Context<GatewayAppEnv>) => ({ organizationId: c.var.actor.organizationId, userId: c.var.actor.actor.id });
-
-const callOf = (c: Context<GatewayAppEnv>): GatewayCall => ({
-  env: c.env,
-  executionCtx: c.executionCtx,
-  controlDb: c.var.controlDb,
-  requestId: c.var.requestId,
-});
 
 export const listApiKeys: Handler<"listApiKeys"> = async (c) =>
   c.json({ data: await listKeys(c.var.controlDb, ownerOf(c)) }, 200);
@@ -29,7 +22,9 @@ export const getApiKey: Handler<"getApiKey"> = async (c) => {
 
 export const createApiKey: Handler<"createApiKey"> = async (c) => {
   const settings = c.req.valid("json");
-  const reachable = settings.workspaceIds ? await reachableWorkspaces(callOf(c), c.var.actor, new URL(c.req.url).origin) : [];
+  const reachable = settings.workspaceIds
+    ? await reachableWorkspaces(gatewayCall(c), c.var.actor, new URL(c.req.url).origin)
+    : [];
   return c.json(await createKey(c.var.controlDb, ownerOf(c), settings, reachable), 201);
 };
 

@@ -7,6 +7,8 @@ import { Hono } from "hono";
 import { contextSecret, type GatewayAppEnv } from "../env";
 import { hashPassword } from "../identity/passwords";
 import { placeOrganization } from "../organizations/placement";
+import { gatewayCall } from "../pipeline/operation-call";
+import { newRequestFacts } from "../request-log";
 import { demoApiKey, demoId, demoKeys, demoOrganizations, demoPassword, demoUser } from "./demo";
 import { seedDemoMeetings } from "./demo-meetings";
 import { demoOAuthClientRows, usersWithPasswords } from "./identity";
@@ -183,7 +185,8 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
   }
 
   const origin = new URL(c.req.url).origin;
-  const call = { env: c.env, executionCtx: c.executionCtx, controlDb: db, requestId: c.var.requestId };
+  // The demo's signed events are operations of their own, not facts of this request's log line.
+  const call = { ...gatewayCall(c), requestFacts: newRequestFacts() };
   for (const { organization, workspaceIds, keys } of organizations) {
     const owner = organization.users.find((user) => user.label === organization.meetingsOwner);
     const workspaceId = workspaceIds.get(organization.meetingsWorkspace ?? "");
