@@ -27,10 +27,12 @@ const foreignTenants = {
   "Initech, in the caller's database": ({ erin, initech }: Cast) => ({
     key: erin.apiKey,
     workspaceId: initech.workspaces[0]?.id as string,
+    mailbox: initech.workspaces[0]?.mailbox as string,
   }),
   "Globex, in another region": ({ dave, globex }: Cast) => ({
     key: dave.apiKey,
     workspaceId: globex.workspaces[0]?.id as string,
+    mailbox: globex.workspaces[0]?.mailbox as string,
   }),
 };
 type ForeignTenant = ReturnType<(typeof foreignTenants)[keyof typeof foreignTenants]>;
@@ -94,6 +96,17 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
       visibility: "workspace",
     });
     return view.id;
+  },
+  // A draft of a new conversation written by the foreign owner in their own workspace.
+  draftId: async (tenant) => {
+    const { draft } = await created<{ draft: { id: string } }>("/inbox/drafts", tenant, {
+      workspaceId: tenant.workspaceId,
+      mailbox: tenant.mailbox,
+      to: ["foreign@customer.example"],
+      subject: "Foreign draft",
+      text: "Not yours",
+    });
+    return draft.id;
   },
   connectionId: async (tenant) => {
     const { connection } = await created<{ connection: { id: string } }>("/integrations/connections", tenant, {

@@ -17,6 +17,14 @@ import {
   listRecordConversations,
   updateConversation,
 } from "./operations/inbox-conversations";
+import {
+  createComposeDraft,
+  deleteComposeDraft,
+  getComposeDraft,
+  listComposeDrafts,
+  sendComposeDraft,
+  updateComposeDraft,
+} from "./operations/inbox-compose-drafts";
 import { deleteConversationDraft, getConversationDraft, putConversationDraft } from "./operations/inbox-drafts";
 import { composeConversation, confirmUnsubscribe, getAttachment, sendMessage, showUnsubscribe } from "./operations/inbox-mail";
 import { createInboxView, deleteInboxView, listInboxViews, updateInboxView } from "./operations/inbox-views";
@@ -103,6 +111,12 @@ export const operations = {
   putConversationDraft,
   getConversationDraft,
   deleteConversationDraft,
+  createComposeDraft,
+  listComposeDrafts,
+  getComposeDraft,
+  updateComposeDraft,
+  deleteComposeDraft,
+  sendComposeDraft,
   listInboxViews,
   createInboxView,
   updateInboxView,

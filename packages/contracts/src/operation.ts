@@ -85,10 +85,9 @@ interface OperationSpec<
   mcpRequiresIdempotencyKey?: boolean;
   /**
    * The tool sends mail, so it takes `sendMode` (reference rule 12): omitted → a preview and nothing
-   * sent, `send` → this operation, `draft` → the arguments saved by `draftTool` instead (null when
-   * the operation has nothing to keep a draft on).
+   * sent, `send` → this operation, `draft` → the arguments saved by the tool `draftTool` instead.
    */
-  mcpSendMode?: { draftTool: string | null };
+  mcpSendMode?: { draftTool: string };
   /**
    * Where the handler runs: the organization's regional Worker (default), or the gateway itself
    * for operations on control-plane data (usage ledger, API keys) that lives only there.

@@ -19,7 +19,13 @@ import { updateObjectType } from "./routes/crm/update-object-type";
 import { updateView } from "./routes/crm/update-view";
 import { composeConversation } from "./routes/inbox/compose-conversation";
 import { createInboxView } from "./routes/inbox/create-inbox-view";
+import { createComposeDraft } from "./routes/inbox/create-compose-draft";
+import { deleteComposeDraft } from "./routes/inbox/delete-compose-draft";
 import { deleteConversationDraft } from "./routes/inbox/delete-conversation-draft";
+import { getComposeDraft } from "./routes/inbox/get-compose-draft";
+import { listComposeDrafts } from "./routes/inbox/list-compose-drafts";
+import { sendComposeDraft } from "./routes/inbox/send-compose-draft";
+import { updateComposeDraft } from "./routes/inbox/update-compose-draft";
 import { deleteInboxView } from "./routes/inbox/delete-inbox-view";
 import { getAttachment } from "./routes/inbox/get-attachment";
 import { getConversation } from "./routes/inbox/get-conversation";
@@ -112,6 +118,12 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   putConversationDraft,
   getConversationDraft,
   deleteConversationDraft,
+  createComposeDraft,
+  listComposeDrafts,
+  getComposeDraft,
+  updateComposeDraft,
+  deleteComposeDraft,
+  sendComposeDraft,
   listInboxViews,
   createInboxView,
   updateInboxView,
