@@ -11,13 +11,6 @@ import {
 import { createObjectType, deleteObjectType, listObjectTypes, updateObjectType } from "./operations/crm-objects";
 import { createView, deleteView, getView, listViews, reorderViews, updateView } from "./operations/crm-views";
 import {
-  getConversation,
-  listConversationMessages,
-  listConversations,
-  listRecordConversations,
-  updateConversation,
-} from "./operations/inbox-conversations";
-import {
   createComposeDraft,
   deleteComposeDraft,
   getComposeDraft,
@@ -25,6 +18,13 @@ import {
   sendComposeDraft,
   updateComposeDraft,
 } from "./operations/inbox-compose-drafts";
+import {
+  getConversation,
+  listConversationMessages,
+  listConversations,
+  listRecordConversations,
+  updateConversation,
+} from "./operations/inbox-conversations";
 import { deleteConversationDraft, getConversationDraft, putConversationDraft } from "./operations/inbox-drafts";
 import { composeConversation, confirmUnsubscribe, getAttachment, sendMessage, showUnsubscribe } from "./operations/inbox-mail";
 import { createInboxView, deleteInboxView, listInboxViews, updateInboxView } from "./operations/inbox-views";

@@ -34,7 +34,10 @@ const draftResponse = z.object({ draft: composeDraftSchema });
 const draftParams = z.object({ draftId: pathId("draftId", "drf") });
 
 const addresses = (description: string) =>
-  z.array(recipientAddress).max(50).openapi({ description: `${description}; at most 50` });
+  z
+    .array(recipientAddress)
+    .max(50)
+    .openapi({ description: `${description}; at most 50` });
 
 const content = {
   text: z.string().max(100_000).openapi({ description: "Plain-text body; derived from `html` when sent without one" }),

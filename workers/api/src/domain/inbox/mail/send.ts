@@ -93,7 +93,12 @@ export interface WorkspaceMailbox {
 }
 
 /** One of the workspace's mailboxes by address, or 400 naming `path` (the request field that named it). */
-export async function workspaceMailbox(db: Database, workspaceId: string, address: string, path: string): Promise<WorkspaceMailbox> {
+export async function workspaceMailbox(
+  db: Database,
+  workspaceId: string,
+  address: string,
+  path: string,
+): Promise<WorkspaceMailbox> {
   const [mailbox] = await db
     .select({ address: mailboxes.address, name: mailboxes.name })
     .from(mailboxes)
