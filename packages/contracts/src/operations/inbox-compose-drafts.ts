@@ -127,7 +127,6 @@ export const updateComposeDraft = defineOperation({
   scope: "inbox:write",
   costUnits: costUnits.write,
   mcpTool: "inbox_compose_drafts_update",
-  mcpHints: { idempotentHint: true },
   method: "patch",
   path: "/inbox/drafts/{draftId}",
   request: {
