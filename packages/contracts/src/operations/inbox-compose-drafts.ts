@@ -45,7 +45,7 @@ const content = {
 };
 
 const accessNote =
-  "Only the draft's author sees it: another user's draft, like an unknown id, is 404. Members and above whose inbox access is `all` (those who may compose).";
+  "Only the draft's author sees it: another user's draft, like an unknown id, is 404. Writing or sending one needs what composing needs: members and above whose inbox access is `all`.";
 
 export const createComposeDraft = defineOperation({
   operationId: "createComposeDraft",
