@@ -42,6 +42,8 @@ export interface McpHints {
   readOnlyHint: boolean;
   destructiveHint: boolean;
   idempotentHint: boolean;
+  /** Reaches people outside the organization (sends mail): the one open-world effect of the API. */
+  openWorldHint: boolean;
 }
 
 /** Hints that follow from the HTTP method: reads are read-only, deletes destructive, PUT and DELETE idempotent. */
@@ -50,6 +52,7 @@ function methodHints(method: Method): Omit<McpHints, "title"> {
     readOnlyHint: method === "get",
     destructiveHint: method === "delete",
     idempotentHint: method === "get" || method === "put" || method === "delete",
+    openWorldHint: false,
   };
 }
 

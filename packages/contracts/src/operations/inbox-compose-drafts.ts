@@ -71,13 +71,7 @@ export const createComposeDraft = defineOperation({
         })
         .strict()
         .openapi("CreateComposeDraft", {
-          example: {
-            workspaceId: "ws_01jd5q0m4x8r2w3y6z7a9b",
-            mailbox: "support@acme.example",
-            to: ["ada@example.com"],
-            subject: "Your renewal",
-            text: "Hello Ada,",
-          },
+          example: { workspaceId: "ws_01jd5q0m4x8r2w3y6z7a9b", mailbox: "support@acme.example" },
         }),
     ),
   },
@@ -172,7 +166,7 @@ export const sendComposeDraft = defineOperation({
   scope: "inbox:send",
   costUnits: costUnits.write,
   mcpTool: "inbox_compose_drafts_send",
-  mcpHints: { destructiveHint: true },
+  mcpHints: { destructiveHint: true, openWorldHint: true },
   method: "post",
   path: "/inbox/drafts/{draftId}/send",
   request: { params: draftParams, body: jsonBody(emptyBodySchema, false) },

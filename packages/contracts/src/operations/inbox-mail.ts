@@ -58,7 +58,7 @@ export const composeConversation = defineOperation({
   scope: "inbox:send",
   costUnits: costUnits.write,
   mcpTool: "inbox_conversations_compose",
-  mcpHints: { destructiveHint: true },
+  mcpHints: { destructiveHint: true, openWorldHint: true },
   // Its draft is a draft of a new conversation (`POST /inbox/drafts`): the same fields, nothing sent.
   mcpSendMode: { draftTool: "inbox_compose_drafts_create" },
   method: "post",
@@ -97,7 +97,7 @@ export const sendMessage = defineOperation({
   scope: "inbox:send",
   costUnits: costUnits.write,
   mcpTool: "inbox_messages_send",
-  mcpHints: { destructiveHint: true },
+  mcpHints: { destructiveHint: true, openWorldHint: true },
   mcpSendMode: { draftTool: "inbox_drafts_save" },
   method: "post",
   path: "/inbox/conversations/{conversationId}/messages",

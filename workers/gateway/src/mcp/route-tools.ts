@@ -78,14 +78,13 @@ function routeTool(origin: string, operation: Operation & { mcpTool: string }, d
   const result = operationResult(document, operation);
   const draft = sendMode ? draftResult(sendMode.draftTool) : null;
   const output = result && sendMode ? anyOfResults([result, ...(draft ? [draft] : []), previewResult]) : result;
-  const { title, readOnlyHint, destructiveHint, idempotentHint } = operation.mcpHints;
+  const { title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = operation.mcpHints;
   return {
     name: operation.mcpTool,
     operation,
     title,
     description: `${operation.route.description ?? title} (${operation.method.toUpperCase()} /api/v1${operation.path})`,
-    // Sending tools reach people outside the organization: the one open-world effect of the API.
-    annotations: { title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint: sendMode !== null },
+    annotations: { title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint },
     inputSchema: fromJsonSchema<ToolArguments>(schema),
     outputSchema: output ? fromJsonSchema(output) : undefined,
     placement: { path, query, body },
