@@ -25,7 +25,10 @@ const regionWorker = (region: keyof typeof regionDatabase) => ({
   d1Databases: { DB: regionDatabase[region] },
   r2Buckets: { ATTACHMENTS: regionBucket[region] },
   email: { send_email: [{ name: "SEND_EMAIL" }] },
-  durableObjects: { WEBHOOK_BURST: { className: "WebhookBurst", useSQLite: true } },
+  durableObjects: {
+    WEBHOOK_BURST: { className: "WebhookBurst", useSQLite: true },
+    WEBHOOK_ENDPOINTS: { className: "WebhookEndpoint", useSQLite: true },
+  },
   queueProducers: {
     EVENTS: `crm-events-${region}`,
     DELIVERIES: `crm-deliveries-${region}`,
@@ -35,12 +38,14 @@ const regionWorker = (region: keyof typeof regionDatabase) => ({
     [`crm-events-${region}`]: { maxBatchTimeout: 0 },
     [`crm-deliveries-${region}`]: { maxBatchTimeout: 0 },
   },
-  // Loopback receivers and a schedule of seconds, so that delivery and retries run within a test.
+  // Loopback receivers, a schedule of seconds and a 1.5 s answer timeout, so that delivery, retries
+  // and a hanging receiver's whole schedule run within a test.
   bindings: {
     REGION: region,
     DEV_TOOLS: "true",
     WEBHOOKS_ALLOW_LOOPBACK: "true",
     WEBHOOK_RETRY_SCHEDULE: "1,1,1",
+    WEBHOOK_TIMEOUT_MS: "1500",
     GATEWAY_CONTEXT_SECRET: contextSecrets[region],
     CURSOR_SECRET: "test-cursor-secret",
     PUBLIC_ORIGIN: "https://crm.test",
@@ -68,10 +73,13 @@ export default defineConfig({
               },
               d1Databases: { US_DB: regionDatabase.us, EU_DB: regionDatabase.eu },
               r2Buckets: { ATTACHMENTS_US: regionBucket.us, ATTACHMENTS_EU: regionBucket.eu },
-              // The us region's burst buckets, so tests can drain one.
-              durableObjects: { WEBHOOK_BURST_US: { className: "WebhookBurst", scriptName: "crm-api-us", useSQLite: true } },
-              // The us events queue, for tests of the outbox sweeper.
-              queueProducers: { EVENTS_US: "crm-events-us" },
+              // The us region's burst buckets, so tests can drain one, and its subscription lanes.
+              durableObjects: {
+                WEBHOOK_BURST_US: { className: "WebhookBurst", scriptName: "crm-api-us", useSQLite: true },
+                WEBHOOK_ENDPOINTS_US: { className: "WebhookEndpoint", scriptName: "crm-api-us", useSQLite: true },
+              },
+              // The us queues, for tests of the outbox sweeper and of redelivered deliveries.
+              queueProducers: { EVENTS_US: "crm-events-us", DELIVERIES_US: "crm-deliveries-us" },
               workers: [regionWorker("us"), regionWorker("eu")],
             },
           })),

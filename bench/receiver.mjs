@@ -1,5 +1,6 @@
 // A webhook receiver for the benchmark: verifies every delivery's signature with the reference
-// `standardwebhooks` library, counts distinct webhook-ids, and tells when a count is reached.
+// `standardwebhooks` library, counts distinct webhook-ids, and tells when a count is reached;
+// `onDelivery(event, at)` sees each verified delivery's event with its arrival time.
 import http from "node:http";
 import { Webhook } from "standardwebhooks";
 
@@ -8,14 +9,16 @@ export async function startReceiver() {
   const seen = new Set();
   let failures = 0;
   const waiters = [];
+  let onDelivery = null;
   const server = http.createServer((request, response) => {
     const chunks = [];
     request.on("data", (chunk) => chunks.push(chunk));
     request.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       try {
-        verifier.verify(body, request.headers);
+        const event = verifier.verify(body, request.headers);
         seen.add(request.headers["webhook-id"]);
+        onDelivery?.(event, performance.now());
       } catch {
         failures++;
       }
@@ -37,6 +40,9 @@ export async function startReceiver() {
     /** Resolves with the time the `count`-th distinct delivery arrived. */
     until: (count) =>
       new Promise((resolve) => (seen.size >= count ? resolve(performance.now()) : waiters.push({ count, resolve }))),
+    set onDelivery(callback) {
+      onDelivery = callback;
+    },
     get failures() {
       return failures;
     },

@@ -5,7 +5,8 @@ import type { TestProject } from "vitest/node";
  * The outside world for webhook tests: a real HTTP receiver on loopback, started in Node before
  * the Workers tests. It records every request, answers with responses a test programs per path
  * (`POST /__program/<path>` with a list of `{ status, headers }`; then 200), and lists what it
- * received (`GET /__requests/<path>`).
+ * received (`GET /__requests/<path>`). A path starting with `/hang-` is an endpoint that accepts the
+ * connection and the request and never answers.
  */
 
 interface Received {
@@ -43,13 +44,18 @@ export default async function setup(project: TestProject) {
       return;
     }
     received.push({ path: url.pathname, headers: request.headers as Record<string, string>, body, at: Date.now() });
+    if (url.pathname.startsWith("/hang-")) return;
     const next = programmed.get(url.pathname)?.shift() ?? { status: 200 };
     response.writeHead(next.status, next.headers ?? {}).end("ok");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   project.provide("receiverUrl", `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`);
-  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
 }
 
 declare module "vitest" {

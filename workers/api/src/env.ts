@@ -1,6 +1,7 @@
 import type { ActorContext } from "@crm/contracts";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { WebhookBurst } from "./domain/webhooks/burst";
+import type { WebhookEndpoint } from "./domain/webhooks/endpoint-lane";
 import type { DeliveryMessage, EventMessage } from "./domain/webhooks/messages";
 
 /** Bindings of a regional API Worker (one deployment per region). */
@@ -21,10 +22,14 @@ export interface RegionEnv {
   DELIVERIES_DEAD: Queue<DeliveryMessage>;
   /** Token bucket per workspace: the burst limit of webhook deliveries. */
   WEBHOOK_BURST: DurableObjectNamespace<WebhookBurst>;
+  /** One lane per subscription: keeps its deliveries, sends them, runs its circuit breaker. */
+  WEBHOOK_ENDPOINTS: DurableObjectNamespace<WebhookEndpoint>;
   /** "true" in local development and tests only: http://127.0.0.1 and localhost receivers are allowed. */
   WEBHOOKS_ALLOW_LOOPBACK?: string;
   /** Multiplies the webhook burst limit; set only by the benchmark. */
   WEBHOOK_BURST_FACTOR?: string;
+  /** Milliseconds a receiver may take to answer (15 000); tests shorten it. */
+  WEBHOOK_TIMEOUT_MS?: string;
   /** Seconds between attempts, comma-separated; tests shorten the schedule of DESIGN.md section 10. */
   WEBHOOK_RETRY_SCHEDULE?: string;
   /** Outbound mail of the shared inbox (Email Service). */

@@ -8,6 +8,7 @@ import type { RegionEnv } from "./env";
 import { purgeExpiredIdempotencyKeys } from "./idempotency";
 
 export { WebhookBurst } from "./domain/webhooks/burst";
+export { WebhookEndpoint } from "./domain/webhooks/endpoint-lane";
 
 const app = createApp();
 

@@ -26,9 +26,30 @@ export const webhookSchema = z
   })
   .openapi("Webhook");
 
+/** The health of a subscription's endpoint, as its delivery lane sees it (docs/webhooks.md). */
+export const endpointStateSchema = z
+  .object({
+    status: z.enum(["healthy", "failing", "disabled"]).openapi({
+      description:
+        "`healthy`: the last attempt got an answer (or none was made yet); `failing`: the last attempts timed out, could not connect or got a 5xx or 429 (after 5 in a row the circuit breaker holds deliveries back and lets one probe through at a time, waiting twice as long after each failed probe, up to 5 minutes); `disabled`: the subscription is inactive (`isActive: false`), nothing is sent",
+    }),
+    consecutiveFailures: integer(0, 1_000_000_000),
+    lastFailureAt: timestampMs.nullable(),
+    lastFailure: outputText(500)
+      .nullable()
+      .openapi({ description: "What went wrong the last time, e.g. `Timed out after 15 s`" }),
+    nextAttemptAt: timestampMs
+      .nullable()
+      .openapi({ description: "When the endpoint is tried next; null when nothing waits for it" }),
+  })
+  .openapi("WebhookEndpointState");
+
 const withSecret = withSigningSecretShownOnce("webhook", webhookSchema, "POST /webhooks/{webhookId}/rotate-secret");
 const webhookParams = z.object({ webhookId: pathId("webhookId", "whk") });
 const webhookResponse = z.object({ webhook: webhookSchema });
+const webhookWithStateResponse = z.object({
+  webhook: webhookSchema.extend({ endpointState: endpointStateSchema }).openapi("WebhookWithEndpointState"),
+});
 const urlNote =
   "`url` must be https, without credentials, and not a private, loopback, link-local or metadata address or an internal name (400 otherwise); deliveries never follow redirects. Admins and owners only.";
 
@@ -106,14 +127,15 @@ export const getWebhook = defineOperation({
   operationId: "getWebhook",
   tag: "Webhooks",
   summary: "Get a subscription",
-  description: "A webhook subscription without its secret.",
+  description:
+    "A webhook subscription without its secret, with the health of its endpoint (`endpointState`): whether deliveries get through, the last failure and when the endpoint is tried next.",
   scope: "webhooks:read",
   costUnits: costUnits.read,
   mcpTool: "webhooks_get",
   method: "get",
   path: "/webhooks/{webhookId}",
   request: { params: webhookParams },
-  responses: { 200: jsonResponse("The subscription", webhookResponse) },
+  responses: { 200: jsonResponse("The subscription and its endpoint's health", webhookWithStateResponse) },
 });
 
 export const updateWebhook = defineOperation({

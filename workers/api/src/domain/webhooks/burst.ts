@@ -4,26 +4,37 @@ import { DurableObject } from "cloudflare:workers";
 export const burstCapacity = 350;
 
 export interface BucketState {
+  /** Below zero when slots are promised ahead of the refill: the debt later deliveries queue behind. */
   tokens: number;
   at: number;
 }
 
-/** Takes a token if there is one; otherwise says how long until one is back. Pure, for the object and its tests. */
-export function takeToken(
+/**
+ * Gives `count` deliveries their slots: a token now while there are any, else the time the refill
+ * reaches the next unpromised token. Each held delivery is told once when to come back and keeps
+ * that slot, so a burst of thousands waits in the queue in order instead of asking again and again
+ * (and crowding other workspaces' deliveries). Pure, for the object and its tests.
+ */
+export function reserveTokens(
   state: BucketState,
   now: number,
+  count: number,
   capacity = burstCapacity,
-): { state: BucketState; allowed: boolean; waitMs: number } {
+): { state: BucketState; waitsMs: number[] } {
   const refillPerMs = capacity / 60_000;
-  const tokens = Math.min(capacity, state.tokens + Math.max(0, now - state.at) * refillPerMs);
-  if (tokens >= 1) return { state: { tokens: tokens - 1, at: now }, allowed: true, waitMs: 0 };
-  return { state: { tokens, at: now }, allowed: false, waitMs: Math.ceil((1 - tokens) / refillPerMs) };
+  let tokens = Math.min(capacity, state.tokens + Math.max(0, now - state.at) * refillPerMs);
+  const waitsMs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    waitsMs.push(tokens >= 1 ? 0 : Math.ceil((1 - tokens) / refillPerMs));
+    tokens -= 1;
+  }
+  return { state: { tokens, at: now }, waitsMs };
 }
 
 /**
- * One token bucket per workspace. A delivery takes a token; without one it waits for the time
- * the bucket needs to refill one (delayed, never dropped). The state is two numbers, kept in
- * memory and written to storage with each call.
+ * One token bucket per workspace. A delivery takes a token; without one it is given the slot at
+ * which the bucket will have refilled one for it (delayed, never dropped). The state is two numbers,
+ * kept in memory and written to storage with each call.
  */
 export class WebhookBurst extends DurableObject<{ WEBHOOK_BURST_FACTOR?: string }> {
   /** Milliseconds since the epoch; tests replace it through `runInDurableObject`. */
@@ -41,10 +52,11 @@ export class WebhookBurst extends DurableObject<{ WEBHOOK_BURST_FACTOR?: string 
     });
   }
 
-  take(): { allowed: boolean; waitMs: number } {
-    const { state, allowed, waitMs } = takeToken(this.#state, this.clock(), this.#capacity);
+  /** Milliseconds each of `count` deliveries must wait for its slot (0: go now). */
+  reserve(count: number): number[] {
+    const { state, waitsMs } = reserveTokens(this.#state, this.clock(), count, this.#capacity);
     this.#state = state;
     this.ctx.storage.put("bucket", state);
-    return { allowed, waitMs };
+    return waitsMs;
   }
 }

@@ -2,11 +2,14 @@ import { regional } from "@crm/db";
 import { and, asc, inArray, isNull, lt, or } from "drizzle-orm";
 import type { Database, RegionEnv } from "../../env";
 import type { EventMessage } from "./messages";
+import { sendInBatches } from "./queue-batches";
 
 const { eventOutbox } = regional;
 
 /** A claim not followed by `queued_at` within this time was left by a dispatcher that died. */
 const claimLeaseMs = 60_000;
+/** Rows claimed at a time: marking them queued binds one parameter per id and the time, and D1 binds at most 100. */
+const claimSize = 99;
 
 /**
  * Moves events from the outbox to the events Queue: right after each write (off the response
@@ -34,14 +37,15 @@ export async function dispatchOutbox(
         ),
       )
       .orderBy(asc(eventOutbox.createdAt))
-      .limit(100);
+      .limit(claimSize);
     const rows = await db
       .update(eventOutbox)
       .set({ claimedAt: Date.now() })
       .where(inArray(eventOutbox.id, claimable))
       .returning();
     if (rows.length === 0) return sent;
-    await env.EVENTS.sendBatch(
+    await sendInBatches(
+      env.EVENTS,
       rows.map((row) => ({
         body: {
           eventId: row.id,
@@ -52,6 +56,7 @@ export async function dispatchOutbox(
           payload: row.payload,
         } as EventMessage,
       })),
+      (body) => body.payload.length * 3,
     );
     await db
       .update(eventOutbox)

@@ -2,6 +2,7 @@ import { regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
 import type { Database, RegionEnv } from "../../env";
 import type { DeliveryMessage, EventMessage } from "./messages";
+import { sendInBatches } from "./queue-batches";
 
 const { webhooks } = regional;
 
@@ -14,11 +15,13 @@ export async function deliveryId(eventId: string, webhookId: string): Promise<st
 /**
  * Events consumer: each event becomes one delivery message per active subscription of its
  * workspace that existed when the change happened and whose filters match, event type and
- * object type both, before anything is sent.
+ * object type both, before anything is sent. The batch's deliveries are queued together and the
+ * batch acknowledged after: a crash before that redelivers the events, and their deliveries keep their ids.
  */
 export async function fanOut(db: Database, env: Pick<RegionEnv, "DELIVERIES">, batch: MessageBatch<EventMessage>): Promise<void> {
   // One lookup per workspace per batch: events of a busy workspace arrive together.
   const byWorkspace = new Map<string, Promise<(typeof webhooks.$inferSelect)[]>>();
+  const deliveries: DeliveryMessage[] = [];
   for (const message of batch.messages) {
     const event = message.body;
     let lookup = byWorkspace.get(event.workspaceId);
@@ -37,7 +40,7 @@ export async function fanOut(db: Database, env: Pick<RegionEnv, "DELIVERIES">, b
         (webhook.objectTypeIds.length === 0 ||
           (event.objectTypeId !== null && webhook.objectTypeIds.includes(event.objectTypeId))),
     );
-    const deliveries: DeliveryMessage[] = await Promise.all(
+    const eventDeliveries: DeliveryMessage[] = await Promise.all(
       matching.map(async (webhook) => ({
         deliveryId: await deliveryId(event.eventId, webhook.id),
         webhookId: webhook.id,
@@ -49,8 +52,12 @@ export async function fanOut(db: Database, env: Pick<RegionEnv, "DELIVERIES">, b
         notBefore: 0,
       })),
     );
-    if (deliveries.length > 0) await env.DELIVERIES.sendBatch(deliveries.map((body) => ({ body })));
-    // Acknowledged one by one, after its deliveries are queued: a crash mid-batch redelivers only the rest.
-    message.ack();
+    deliveries.push(...eventDeliveries);
   }
+  await sendInBatches(
+    env.DELIVERIES,
+    deliveries.map((body) => ({ body })),
+    (body) => body.payload.length * 3,
+  );
+  batch.ackAll();
 }

@@ -11,7 +11,10 @@ export interface EventMessage {
   payload: string;
 }
 
-/** One delivery of an event to one subscription; `attempt` counts from 1. */
+/**
+ * One delivery of an event to one subscription, as it travels through the deliveries Queue to the
+ * subscription's lane (`WebhookEndpoint`) and as the lane keeps it until it ends; `attempt` counts from 1.
+ */
 export interface DeliveryMessage {
   deliveryId: string;
   webhookId: string;
@@ -20,6 +23,8 @@ export interface DeliveryMessage {
   eventType: EventType;
   payload: string;
   attempt: number;
-  /** Unix ms before which the attempt must not run (delays longer than a queue allows are hopped). */
+  /** Unix ms before which the delivery must not leave (a slot of the burst limit; delays longer than a queue allows are hopped). */
   notBefore: number;
+  /** Set once the burst limit gave the delivery a later slot: it has its token and is not counted again. */
+  burstSlot?: boolean;
 }

@@ -16,8 +16,15 @@ type WebhookEnv = Pick<RegionEnv, "WEBHOOKS_ALLOW_LOOPBACK">;
 const loadWebhook = ({ db, actor }: ServiceContext, id: string) =>
   loadInWorkspace(db, actor, webhooks, id, { what: "Webhook", role: "admin" });
 
-export const readWebhook = async (context: ServiceContext, webhookId: string) =>
-  webhookResponse(await loadWebhook(context, webhookId));
+/** The subscription with its endpoint's health, asked of its lane (a disabled one is not asked: nothing is sent). */
+export async function readWebhook(context: ServiceContext, env: Pick<RegionEnv, "WEBHOOK_ENDPOINTS">, webhookId: string) {
+  const webhook = await loadWebhook(context, webhookId);
+  const health = await env.WEBHOOK_ENDPOINTS.get(env.WEBHOOK_ENDPOINTS.idFromName(webhook.id)).health();
+  return {
+    ...webhookResponse(webhook),
+    endpointState: { ...health, status: webhook.isActive ? health.status : ("disabled" as const) },
+  };
+}
 
 export async function deleteWebhookOf(context: ServiceContext, webhookId: string): Promise<void> {
   await loadWebhook(context, webhookId);

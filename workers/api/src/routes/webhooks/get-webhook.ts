@@ -4,5 +4,5 @@ import type { OperationHandler } from "../../handler";
 
 export const getWebhook: OperationHandler<typeof operations.getWebhook> = async (c) => {
   const { webhookId } = c.req.valid("param");
-  return c.json({ webhook: await readWebhook(c.var, webhookId) }, 200);
+  return c.json({ webhook: await readWebhook(c.var, c.env, webhookId) }, 200);
 };

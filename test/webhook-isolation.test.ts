@@ -1,0 +1,226 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { afterAttempt, breakerMode, closedBreaker, failureThreshold } from "../workers/api/src/domain/webhooks/breaker";
+import { createObjectType, expectStatus, unique } from "./crm";
+import { createOrganization } from "./fixtures";
+
+/**
+ * Isolation per endpoint (issue 19, docs/webhooks.md): each subscription's deliveries go through a
+ * lane of their own, so a receiver that never answers holds up nobody else, and its own deliveries
+ * still run their whole schedule. The test configuration answers time out after 1.5 s and retries
+ * come after 1 s, three times (vitest.config.ts).
+ */
+
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  at: number;
+}
+
+interface EndpointState {
+  status: string;
+  consecutiveFailures: number;
+  lastFailureAt: number | null;
+  lastFailure: string | null;
+  nextAttemptAt: number | null;
+}
+
+interface Deliveries {
+  data: {
+    deliveryId: string;
+    attempt: number;
+    status: string;
+    error: string | null;
+    nextAttemptAt: number | null;
+    createdAt: number;
+  }[];
+  statistics: { delivered: number; failed: number; pending: number; rateLimited: number };
+}
+
+const received = async (path: string) => (await (await fetch(`${env.RECEIVER_URL}/__requests${path}`)).json()) as Received[];
+const program = (path: string, responses: { status: number }[]) =>
+  fetch(`${env.RECEIVER_URL}/__program${path}`, { method: "POST", body: JSON.stringify(responses) });
+
+/**
+ * Polls until `done`, every `everyMs` (API reads count against the route's window of 120 a
+ * minute); the guard only stops a test that would otherwise hang.
+ */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, guardMs = 60_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + guardMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+async function workspace() {
+  const organization = await createOrganization({ workspaceCount: 1 });
+  const workspaceId = organization.workspaceIds[0] as string;
+  const objectType = await createObjectType(organization.key, workspaceId);
+  const subscribe = async (path: string) =>
+    (
+      await expectStatus<{ webhook: { id: string } }>(201, "/webhooks", {
+        method: "POST",
+        key: organization.key,
+        json: { workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes: ["record.created"] },
+      })
+    ).webhook.id;
+  const createRecord = () =>
+    expectStatus(201, "/records", {
+      method: "POST",
+      key: organization.key,
+      json: { objectTypeId: objectType.id, fields: { name: `Isolated ${unique()}` } },
+    });
+  const deliveries = (webhookId: string) =>
+    expectStatus<Deliveries>(200, `/webhooks/${webhookId}/deliveries?limit=100`, { key: organization.key });
+  const endpointState = async (webhookId: string) =>
+    (await expectStatus<{ webhook: { endpointState: EndpointState } }>(200, `/webhooks/${webhookId}`, { key: organization.key }))
+      .webhook.endpointState;
+  return { key: organization.key, subscribe, createRecord, deliveries, endpointState };
+}
+
+describe("isolation per endpoint", () => {
+  it("delivers another workspace's events while 100 deliveries hang, and every hanging delivery still ends failed on its schedule", async () => {
+    const stuck = await workspace();
+    const hangingPath = `/hang-${unique()}`;
+    const hanging = await Promise.all(Array.from({ length: 5 }, () => stuck.subscribe(hangingPath)));
+    for (let i = 0; i < 20; i++) await stuck.createRecord();
+    // The hanging endpoint has its connections open before the other workspace writes.
+    await until(
+      () => received(hangingPath),
+      (requests) => requests.length >= 5,
+    );
+
+    const healthy = await workspace();
+    const livePath = `/live-${unique()}`;
+    const live = await healthy.subscribe(livePath);
+    for (let i = 0; i < 3; i++) await healthy.createRecord();
+    const arrived = await until(
+      () => received(livePath),
+      (requests) => requests.length >= 3,
+      10_000,
+    );
+    expect(arrived).toHaveLength(3);
+    // Through one shared queue they would have waited behind the hanging deliveries' first attempts
+    // (80 or more sent before them); here at most each lane's in-flight cap, and a few probes, went first.
+    const lastLive = Math.max(...arrived.map((request) => request.at));
+    const sentBefore = (await received(hangingPath)).filter((request) => request.at <= lastLive).length;
+    expect(sentBefore).toBeLessThan(80);
+    // They arrived while the hanging endpoint's deliveries were still running their schedule.
+    const meanwhile = await Promise.all(hanging.map((id) => stuck.deliveries(id)));
+    expect(meanwhile.reduce((ended, { statistics }) => ended + statistics.delivered + statistics.failed, 0)).toBeLessThan(100);
+    expect(await healthy.endpointState(live)).toMatchObject({
+      status: "healthy",
+      consecutiveFailures: 0,
+      lastFailure: null,
+    });
+    const failing = await until(
+      () => stuck.endpointState(hanging[0] as string),
+      (state) => state.status === "failing",
+      30_000,
+      500,
+    );
+    expect(failing.lastFailure).toBe("Timed out after 1.5 s");
+    expect(failing.consecutiveFailures).toBeGreaterThanOrEqual(1);
+
+    // Nothing lost: each of the 100 deliveries made its four attempts (1 + the three retries) and failed.
+    await until(
+      async () => Promise.all(hanging.map((id) => stuck.deliveries(id))),
+      (results) => results.every((result) => result.statistics.failed === 20),
+      60_000,
+      4_000,
+    );
+    for (const webhookId of hanging) {
+      const { statistics, data } = await stuck.deliveries(webhookId);
+      expect(statistics).toEqual({ delivered: 0, failed: 20, pending: 0, rateLimited: 0 });
+      const byDelivery = Map.groupBy(data, (attempt) => attempt.deliveryId);
+      expect(byDelivery.size).toBe(20);
+      for (const attempts of byDelivery.values()) {
+        expect(attempts.map((attempt) => [attempt.attempt, attempt.status])).toEqual([
+          [4, "failed"],
+          [3, "retrying"],
+          [2, "retrying"],
+          [1, "retrying"],
+        ]);
+        for (const attempt of attempts)
+          expect(attempt.error).toMatch(/^(Timed out after 1\.5 s|Not sent: the endpoint failed \d+ times in a row)/);
+        // Each retry waited at least its turn of the schedule (1 s, less the 10% jitter), and no attempt came before its time.
+        for (const retrying of attempts.filter((attempt) => attempt.status === "retrying"))
+          expect((retrying.nextAttemptAt ?? 0) - retrying.createdAt).toBeGreaterThanOrEqual(900);
+        for (const [i, later] of attempts.slice(0, -1).entries())
+          expect(later.createdAt).toBeGreaterThanOrEqual(attempts[i + 1]?.nextAttemptAt ?? 0);
+      }
+    }
+    // The open breaker held most of them back: far fewer requests reached the endpoint than attempts were made.
+    expect((await received(hangingPath)).length).toBeLessThan(400);
+    expect((await stuck.endpointState(hanging[0] as string)).status).toBe("failing");
+  }, 90_000);
+
+  it("closes the breaker again with one probe when the endpoint recovers, and what waited is delivered", async () => {
+    const place = await workspace();
+    const path = `/recovering-${unique()}`;
+    await program(
+      path,
+      Array.from({ length: failureThreshold }, () => ({ status: 503 })),
+    );
+    const webhookId = await place.subscribe(path);
+    for (let i = 0; i < failureThreshold; i++) await place.createRecord();
+    const { statistics } = await until(
+      () => place.deliveries(webhookId),
+      (result) => result.statistics.delivered === failureThreshold,
+      30_000,
+      500,
+    );
+    expect(statistics).toEqual({ delivered: failureThreshold, failed: 0, pending: 0, rateLimited: 0 });
+    // Each delivery reached the endpoint twice: its 503, and the delivery after the recovery.
+    const requests = await received(path);
+    expect(requests).toHaveLength(2 * failureThreshold);
+    expect(new Set(requests.map((request) => request.headers["webhook-id"])).size).toBe(failureThreshold);
+    expect(await place.endpointState(webhookId)).toMatchObject({
+      status: "healthy",
+      consecutiveFailures: 0,
+      lastFailure: "Receiver answered 503",
+      nextAttemptAt: null,
+    });
+  }, 30_000);
+
+  it("shows a deactivated subscription's endpoint as disabled", async () => {
+    const place = await workspace();
+    const webhookId = await place.subscribe(`/off-${unique()}`);
+    await expectStatus(200, `/webhooks/${webhookId}`, { method: "PATCH", key: place.key, json: { isActive: false } });
+    expect((await place.endpointState(webhookId)).status).toBe("disabled");
+  });
+});
+
+describe("the circuit breaker", () => {
+  const failed = { kind: "failed", error: "Timed out after 15 s", retryAfterMs: null } as const;
+
+  it("opens after five failures in a row, lets one probe through when the wait is over, and doubles the wait after a failed probe", () => {
+    let state = closedBreaker(5_000);
+    for (let i = 1; i < failureThreshold; i++) state = afterAttempt(state, failed, false, 1_000, 5_000);
+    expect(breakerMode(state, 1_000)).toBe("closed");
+    state = afterAttempt(state, failed, false, 1_000, 5_000);
+    expect(state).toMatchObject({ consecutiveFailures: 5, openUntil: 6_000, lastFailure: "Timed out after 15 s" });
+    expect(breakerMode(state, 5_999)).toBe("open");
+    expect(breakerMode(state, 6_000)).toBe("probe");
+    state = afterAttempt({ ...state, probing: true }, failed, true, 21_000, 5_000);
+    expect(state).toMatchObject({ openUntil: 31_000, probeWaitMs: 10_000, probing: false });
+    state = afterAttempt({ ...state, probing: true }, { kind: "answered" }, true, 31_500, 5_000);
+    expect(state).toMatchObject({ consecutiveFailures: 0, openUntil: null, probeWaitMs: 5_000, lastFailureAt: 21_000 });
+  });
+
+  it("holds everything while a probe is out, honours a longer Retry-After, and an answer of any kind resets the count", () => {
+    const open = afterAttempt(
+      { ...closedBreaker(5_000), consecutiveFailures: 4 },
+      { ...failed, retryAfterMs: 60_000 },
+      false,
+      0,
+      5_000,
+    );
+    expect(open.openUntil).toBe(60_000);
+    expect(breakerMode({ ...open, probing: true }, 120_000)).toBe("probing");
+    const answered = afterAttempt({ ...closedBreaker(5_000), consecutiveFailures: 3 }, { kind: "answered" }, false, 0, 5_000);
+    expect(answered.consecutiveFailures).toBe(0);
+  });
+});

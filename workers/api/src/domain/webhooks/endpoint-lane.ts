@@ -1,0 +1,368 @@
+import { DurableObject } from "cloudflare:workers";
+import { newId, regional } from "@crm/db";
+import { eq } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { drizzle } from "drizzle-orm/d1";
+import { runBatch } from "../../batch";
+import type { Database, RegionEnv } from "../../env";
+import { type AttemptResult, attemptDelivery, defaultTimeoutMs, isEndpointFailure } from "./attempt";
+import { afterAttempt, type BreakerState, breakerMode, closedBreaker } from "./breaker";
+import type { DeliveryMessage } from "./messages";
+import { jittered, scheduleOf } from "./schedule";
+
+const { webhooks, webhookAttempts } = regional;
+type WebhookRow = typeof webhooks.$inferSelect;
+
+/** Deliveries of one subscription out at once: a slow or hanging endpoint holds at most this many connections. */
+export const laneConcurrency = 8;
+/** A delivery out this long past its timeout was lost with an evicted object: it goes again. */
+const leaseMarginMs = 10_000;
+/** The subscription is read again after this long: a deletion or deactivation stops deliveries within a second. */
+const subscriptionFreshMs = 1_000;
+/** At most this many statements per D1 batch of attempt rows. */
+const maxStatementsPerWrite = 100;
+
+/** A delivery the lane keeps until it ends: due at `run_at` (or leased until then while out); `held` while the breaker is open. */
+interface LaneRow extends Record<string, SqlStorageValue> {
+  delivery_id: string;
+  message: string;
+  run_at: number;
+  held: number;
+}
+
+/** The endpoint's health as `GET /webhooks/{id}` shows it (before the subscription's own `disabled`). */
+export interface EndpointHealth {
+  status: "healthy" | "failing";
+  consecutiveFailures: number;
+  lastFailureAt: number | null;
+  lastFailure: string | null;
+  nextAttemptAt: number | null;
+}
+
+/** Statements waiting for the next D1 batch, and who waits for them. */
+interface PendingWrite {
+  statements: BatchItem<"sqlite">[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+type Attempt = Omit<typeof webhookAttempts.$inferInsert, "id" | "createdAt">;
+
+/**
+ * The lane of one subscription (docs/webhooks.md): the deliveries Queue hands it its deliveries and
+ * it keeps them in its own storage until each ends, sends at most `laneConcurrency` at once, retries
+ * on the schedule, and runs the subscription's circuit breaker. A hanging endpoint therefore ties up
+ * only its own lane: the Queue consumer never waits on a receiver. Attempt rows go to the region's
+ * D1, gathered into one batch while the previous one is written.
+ */
+export class WebhookEndpoint extends DurableObject<RegionEnv> {
+  readonly #db: Database;
+  readonly #timeoutMs: number;
+  readonly #schedule: number[];
+  #breaker: BreakerState;
+  #inFlight = 0;
+  /** The alarm this object set last (null once it fired): saves a storage write per delivery. */
+  #alarmAt: number | null = null;
+  #subscription: { row: WebhookRow | undefined; at: number } | null = null;
+  #loading: Promise<WebhookRow | undefined> | null = null;
+  #writes: PendingWrite[] = [];
+  #writing = false;
+
+  constructor(ctx: DurableObjectState, env: RegionEnv) {
+    super(ctx, env);
+    this.#db = drizzle(env.DB);
+    this.#timeoutMs = Number(env.WEBHOOK_TIMEOUT_MS ?? defaultTimeoutMs);
+    this.#schedule = scheduleOf(env);
+    ctx.storage.sql.exec(
+      "create table if not exists deliveries (delivery_id text primary key, message text not null, run_at integer not null, held integer not null default 0)",
+    );
+    ctx.storage.sql.exec("create index if not exists deliveries_due on deliveries (run_at)");
+    this.#breaker = ctx.storage.kv.get<BreakerState>("breaker") ?? closedBreaker(this.#firstProbeWaitMs);
+  }
+
+  /** The breaker's first probe waits as long as the schedule's first retry (5 s; a second in tests). */
+  get #firstProbeWaitMs(): number {
+    return (this.#schedule[0] ?? 5) * 1000;
+  }
+
+  /** Takes deliveries over (a repeat of one it already holds is ignored) and starts what it can. */
+  accept(messages: DeliveryMessage[]): void {
+    for (const message of messages) {
+      this.ctx.storage.sql.exec(
+        "insert or ignore into deliveries (delivery_id, message, run_at) values (?, ?, ?)",
+        message.deliveryId,
+        JSON.stringify(message),
+        message.notBefore,
+      );
+    }
+    this.#pump();
+  }
+
+  health(): EndpointHealth {
+    const breaker = this.#breaker;
+    const next = this.ctx.storage.sql.exec<{ at: number | null }>("select min(run_at) as at from deliveries").one().at;
+    return {
+      status: breaker.consecutiveFailures > 0 || breaker.openUntil !== null ? "failing" : "healthy",
+      consecutiveFailures: breaker.consecutiveFailures,
+      lastFailureAt: breaker.lastFailureAt,
+      lastFailure: breaker.lastFailure,
+      nextAttemptAt: next === null ? null : Math.max(next, breaker.openUntil ?? 0, Date.now()),
+    };
+  }
+
+  override alarm(): void {
+    this.#alarmAt = null;
+    this.#pump();
+  }
+
+  /** Starts what the breaker allows now, and wakes the lane when the next delivery is due. */
+  #pump(): void {
+    const now = Date.now();
+    const mode = breakerMode(this.#breaker, now);
+    if (mode === "closed") {
+      for (const row of this.#claim(now, laneConcurrency - this.#inFlight)) void this.#attempt(row, false);
+    } else if (mode === "probe") {
+      const [row] = this.#claim(now, 1);
+      if (row) {
+        this.#setBreaker({ ...this.#breaker, probing: true });
+        void this.#attempt(row, true);
+      }
+    } else if (mode === "open") {
+      // Due while the breaker is open: not sent, counted as the attempt, and back after the probe.
+      for (const row of this.#claim(now, 100)) void this.#holdBack(row);
+    }
+    void this.#wakeAt(now);
+  }
+
+  /**
+   * Leases up to `count` due deliveries: a lane evicted while they are out sends them again once the
+   * lease ends. A leased delivery is no longer `held`, so closing the breaker does not send it twice.
+   */
+  #claim(now: number, count: number): LaneRow[] {
+    if (count <= 0) return [];
+    return this.ctx.storage.sql
+      .exec<LaneRow>(
+        "update deliveries set run_at = ?, held = 0 where delivery_id in (select delivery_id from deliveries where run_at <= ? order by run_at limit ?) returning *",
+        now + this.#timeoutMs + leaseMarginMs,
+        now,
+        count,
+      )
+      .toArray();
+  }
+
+  /**
+   * The alarm is set for the next delivery that is not yet due: deliveries due now but waiting for a
+   * free connection or a probe's outcome are started when an attempt ends.
+   */
+  async #wakeAt(now: number): Promise<void> {
+    const { at } = this.ctx.storage.sql
+      .exec<{ at: number | null }>("select min(run_at) as at from deliveries where run_at > ?", now)
+      .one();
+    // An earlier alarm still to come is kept: firing early only runs the pump, which sets the next one.
+    if (at === null || (this.#alarmAt !== null && this.#alarmAt > now && this.#alarmAt <= at)) return;
+    this.#alarmAt = at;
+    await this.ctx.storage.setAlarm(at);
+  }
+
+  #setBreaker(state: BreakerState): void {
+    const before = this.#breaker;
+    // Most attempts leave a healthy breaker as it was: no write, which would hold the next request
+    // back behind the output gate until it is stored.
+    if (JSON.stringify(before) === JSON.stringify(state)) return;
+    const wasOpen = before.openUntil !== null;
+    this.#breaker = state;
+    this.ctx.storage.kv.put("breaker", state);
+    // Closed again: what waited for the endpoint goes now, not at its next retry.
+    if (wasOpen && state.openUntil === null)
+      this.ctx.storage.sql.exec("update deliveries set run_at = ?, held = 0 where held = 1", Date.now());
+  }
+
+  /**
+   * One delivery out: the connection slot is given back as soon as the receiver answered (or did
+   * not), and the outcome is written after, so slots are never held waiting for D1.
+   */
+  async #attempt(row: LaneRow, probe: boolean): Promise<void> {
+    this.#inFlight++;
+    let sending = true;
+    const release = () => {
+      if (!sending) return;
+      sending = false;
+      this.#inFlight--;
+      this.#pump();
+    };
+    try {
+      const message = JSON.parse(row.message) as DeliveryMessage;
+      const webhook = await this.#subscriptionRow(message.webhookId);
+      if (!webhook?.isActive) {
+        if (probe) this.#setBreaker({ ...this.#breaker, probing: false });
+        this.#forget(row); // deleted or deactivated since: nothing to deliver
+        return;
+      }
+      const now = Date.now();
+      const result = await attemptDelivery(webhook, message, this.#timeoutMs, this.env.WEBHOOKS_ALLOW_LOOPBACK === "true", now);
+      this.#setBreaker(
+        afterAttempt(
+          this.#breaker,
+          isEndpointFailure(result)
+            ? {
+                kind: "failed",
+                error: result.error ?? `Receiver answered ${result.status}`,
+                retryAfterMs: result.retryAfterSeconds === null ? null : result.retryAfterSeconds * 1000,
+              }
+            : { kind: "answered" },
+          probe,
+          Date.now(),
+          this.#firstProbeWaitMs,
+        ),
+      );
+      release();
+      await this.#conclude(row, message, webhook, result, now);
+    } catch (error) {
+      // The row stays leased and goes again when the lease ends; a probe that did not conclude lets the next one go.
+      if (probe && this.#breaker.probing) this.#setBreaker({ ...this.#breaker, probing: false });
+      console.error(JSON.stringify({ message: "webhook delivery failed to conclude", error: String(error) }));
+    } finally {
+      release();
+    }
+  }
+
+  /** 2xx delivered; 410 disables the subscription; anything else is retried on the schedule. */
+  async #conclude(row: LaneRow, message: DeliveryMessage, webhook: WebhookRow, result: AttemptResult, now: number) {
+    const attempt = {
+      ...this.#attemptOf(message),
+      responseStatus: result.status,
+      durationMs: result.durationMs,
+    };
+    if (result.status !== null && result.status >= 200 && result.status < 300) {
+      await this.#record([this.#attemptRow({ ...attempt, status: "delivered" }, now)]);
+      this.#forget(row);
+      return;
+    }
+    if (result.status === 410) {
+      await this.#record([
+        this.#attemptRow({ ...attempt, status: "failed", error: "The receiver answered 410 Gone: subscription disabled" }, now),
+        this.#db
+          .update(webhooks)
+          .set({ isActive: false, disabledReason: "gone", updatedAt: now })
+          .where(eq(webhooks.id, webhook.id)),
+      ]);
+      this.#subscription = null;
+      this.#forget(row);
+      return;
+    }
+    await this.#retryOrFail(row, message, { ...attempt, error: result.error }, result.retryAfterSeconds ?? 0, now);
+  }
+
+  /** A due delivery while the breaker is open: recorded as an attempt not sent, so that its schedule still ends. */
+  async #holdBack(row: LaneRow): Promise<void> {
+    try {
+      const message = JSON.parse(row.message) as DeliveryMessage;
+      const webhook = await this.#subscriptionRow(message.webhookId);
+      if (!webhook?.isActive) return this.#forget(row);
+      const { consecutiveFailures, lastFailure } = this.#breaker;
+      const error = `Not sent: the endpoint failed ${consecutiveFailures} times in a row (last: ${lastFailure}); it is tried again when its circuit breaker lets a probe through`;
+      await this.#retryOrFail(
+        row,
+        message,
+        { ...this.#attemptOf(message), error, responseStatus: null, durationMs: 0 },
+        0,
+        Date.now(),
+      );
+    } catch (error) {
+      console.error(JSON.stringify({ message: "webhook delivery failed to conclude", error: String(error) }));
+    }
+  }
+
+  /** The next try by the schedule, never before the breaker's probe; after the last one, failed and dead-lettered. */
+  async #retryOrFail(
+    row: LaneRow,
+    message: DeliveryMessage,
+    attempt: Omit<Attempt, "status">,
+    retryAfterSeconds: number,
+    now: number,
+  ): Promise<void> {
+    const waitSeconds = this.#schedule[message.attempt - 1];
+    if (waitSeconds === undefined) {
+      await this.#record([this.#attemptRow({ ...attempt, status: "failed" }, now)]);
+      await this.env.DELIVERIES_DEAD.send(message);
+      this.#forget(row);
+      return;
+    }
+    const { openUntil } = this.#breaker;
+    const runAt = Math.max(now + Math.max(jittered(waitSeconds), retryAfterSeconds) * 1000, openUntil ?? 0);
+    await this.#record([this.#attemptRow({ ...attempt, status: "retrying", nextAttemptAt: runAt }, now)]);
+    this.ctx.storage.sql.exec(
+      "update deliveries set message = ?, run_at = ?, held = ? where delivery_id = ?",
+      JSON.stringify({ ...message, attempt: message.attempt + 1 }),
+      runAt,
+      openUntil === null ? 0 : 1,
+      row.delivery_id,
+    );
+    // The alarm was set while the delivery was out, for the end of its lease: the retry comes sooner.
+    await this.#wakeAt(Date.now());
+  }
+
+  #forget(row: LaneRow): void {
+    this.ctx.storage.sql.exec("delete from deliveries where delivery_id = ?", row.delivery_id);
+  }
+
+  #attemptOf(message: DeliveryMessage) {
+    return {
+      deliveryId: message.deliveryId,
+      webhookId: message.webhookId,
+      eventId: message.eventId,
+      eventType: message.eventType,
+      attempt: message.attempt,
+    };
+  }
+
+  #attemptRow(attempt: Attempt, now: number): BatchItem<"sqlite"> {
+    return this.#db.insert(webhookAttempts).values({ id: newId("att", now), createdAt: now, ...attempt });
+  }
+
+  /** The subscription as of at most a second ago; one read at a time. */
+  async #subscriptionRow(id: string): Promise<WebhookRow | undefined> {
+    if (this.#subscription && Date.now() - this.#subscription.at < subscriptionFreshMs) return this.#subscription.row;
+    this.#loading ??= (async () => {
+      try {
+        const [row] = await this.#db.select().from(webhooks).where(eq(webhooks.id, id));
+        this.#subscription = { row, at: Date.now() };
+        return row;
+      } finally {
+        this.#loading = null;
+      }
+    })();
+    return this.#loading;
+  }
+
+  /** Writes statements in the next D1 batch: one batch is written at a time, and the next gathers what came meanwhile. */
+  #record(statements: BatchItem<"sqlite">[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#writes.push({ statements, resolve, reject });
+      if (!this.#writing) void this.#write();
+    });
+  }
+
+  async #write(): Promise<void> {
+    this.#writing = true;
+    while (this.#writes.length > 0) {
+      const writes: PendingWrite[] = [];
+      let statements = 0;
+      while (this.#writes.length > 0 && statements < maxStatementsPerWrite) {
+        const write = this.#writes.shift() as PendingWrite;
+        writes.push(write);
+        statements += write.statements.length;
+      }
+      try {
+        await runBatch(
+          this.#db,
+          writes.flatMap((write) => write.statements),
+        );
+        for (const write of writes) write.resolve();
+      } catch (error) {
+        for (const write of writes) write.reject(error);
+      }
+    }
+    this.#writing = false;
+  }
+}
