@@ -16,6 +16,12 @@ const regionDatabase = { us: "crm-us-test", eu: "crm-eu-test" } as const;
 const regionBucket = { us: "crm-attachments-us-test", eu: "crm-attachments-eu-test" } as const;
 /** Each region verifies the actor context with its own secret; the gateway holds one per region. */
 const contextSecrets = { us: "test-context-secret-us", eu: "test-context-secret-eu" } as const;
+/**
+ * The Worker under test (the gateway) runs under the plugin's runner name, `vitest-plugin-runner-`
+ * and the project's name, not under its configured `crm-gateway`, which the plugin rewrites only in
+ * the gateway's own bindings: the regions' binding back to the gateway names the runner.
+ */
+const gatewayUnderTest = "vitest-plugin-runner-stack";
 
 const regionWorker = (region: keyof typeof regionDatabase) => ({
   name: `crm-api-${region}`,
@@ -24,6 +30,7 @@ const regionWorker = (region: keyof typeof regionDatabase) => ({
   compatibilityDate: "2026-11-01",
   d1Databases: { DB: regionDatabase[region] },
   r2Buckets: { ATTACHMENTS: regionBucket[region] },
+  serviceBindings: { GATEWAY: gatewayUnderTest },
   email: { send_email: [{ name: "SEND_EMAIL" }] },
   durableObjects: {
     WEBHOOK_BURST: { className: "WebhookBurst", useSQLite: true },
@@ -48,7 +55,8 @@ const regionWorker = (region: keyof typeof regionDatabase) => ({
     WEBHOOK_TIMEOUT_MS: "1500",
     GATEWAY_CONTEXT_SECRET: contextSecrets[region],
     CURSOR_SECRET: "test-cursor-secret",
-    PUBLIC_ORIGIN: "https://crm.test",
+    // The gateway under test, as test/stack.ts calls it: unsubscribe links and forwarded MCP requests go there.
+    PUBLIC_ORIGIN: "http://127.0.0.1:8787",
   },
 });
 

@@ -3,8 +3,10 @@
 // measured in the same run: a bare Hono handler doing one D1 read by key.
 //   npm run bench            all scenarios
 //   npm run bench -- --quick shorter runs (for a smoke test)
-//   npm run bench -- --only=pipeline|records|webhooks|oauth|meetings   one scenario
-//   npm run bench -- --only=records --records=1000000                 the records at another size
+//   npm run bench -- --only=pipeline|records|webhooks|oauth|inbox|meetings|mcp|catalogue   one scenario
+//   npm run bench -- --only=records --records=1000000                                    the records at another size
+import { gzipSync } from "node:zlib";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { Webhook } from "standardwebhooks";
@@ -653,6 +655,135 @@ list p50 / get p50 with ${meetingCount} meetings: ${(list.p50 / one.p50).toFixed
 `);
 }
 
+/**
+ * The `tools/call` of `name` exactly as the SDK's v2 client sends it at MCP revision 2026-07-28
+ * (recorded once from the client, then replayed by the load generator), and its answer checked: a
+ * tool error is a 200 too, which the load generator alone would count as a success.
+ */
+async function recordedToolCall(mcpUrl, auth, name) {
+  let recorded;
+  const client = new Client({ name: "bench", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
+    requestInit: { headers: auth },
+    fetch: async (input, init) => {
+      const body = typeof init?.body === "string" ? init.body : undefined;
+      if (body?.includes('"tools/call"')) recorded = { headers: Object.fromEntries(new Headers(init.headers)), body };
+      return fetch(input, init);
+    },
+  });
+  await client.connect(transport);
+  const result = await client.callTool({ name, arguments: {} });
+  const protocolVersion = transport.protocolVersion;
+  await client.close();
+  if (result.isError || !result.structuredContent) throw new Error(`${name} answered ${JSON.stringify(result)}`);
+  if (!recorded) throw new Error("the client sent no tools/call request");
+  return { request: { method: "POST", headers: recorded.headers, body: recorded.body }, protocolVersion };
+}
+
+/**
+ * `workspaces_list` through `POST /mcp` against `GET /workspaces` with the same key: the MCP
+ * endpoint's own cost (Host/Origin checks, authentication, the server and its tool, JSON-RPC) on top
+ * of the same pipeline. Diagnostic: `auth_whoami`, the endpoint and the SDK with a tool that reads
+ * nothing. The three alternate in short rounds as in the OAuth section; the bare Hono handler is
+ * measured before them, the baseline every section is read against.
+ */
+async function mcpSection(stack, auth) {
+  const restUrl = new URL("/api/v1/workspaces", stack.url).href;
+  const mcpUrl = new URL("/mcp", stack.url).href;
+  const workspaces = await recordedToolCall(mcpUrl, auth, "workspaces_list");
+  const whoami = await recordedToolCall(mcpUrl, auth, "auth_whoami");
+  const surfaces = [
+    ["rest", "REST GET /workspaces", restUrl, { headers: auth }],
+    ["mcp", "MCP tools/call workspaces_list", mcpUrl, workspaces.request],
+    ["whoami", "(diagnostic) MCP tools/call auth_whoami", mcpUrl, whoami.request],
+  ];
+  const bare = await startBare();
+  const rounds = 10;
+  const roundMs = durationMs / rounds;
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  console.log(
+    `\nMCP workspaces_list vs REST GET /workspaces, one key (MCP ${workspaces.protocolVersion}; bare ${durationMs / 1000} s, then ${rounds} alternating rounds of ${roundMs / 1000} s each, medians, ${new Date().toISOString()})\n`,
+  );
+  console.log(header);
+  const ratios = {};
+  for (const connections of [1, 32]) {
+    console.log(row(`bare Hono + 1 D1 read, c=${connections}`, await load(bare.url, { connections, durationMs })));
+    const runs = Object.fromEntries(surfaces.map(([surface]) => [surface, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const [surface, , url, request] of surfaces) {
+        runs[surface].push(await load(url, { connections, durationMs: roundMs, warmupMs: 200, ...request }));
+      }
+    }
+    for (const [surface, name] of surfaces) {
+      const figure = Object.fromEntries(
+        ["rps", "p50", "p99"].map((metric) => [metric, median(runs[surface].map((run) => run[metric]))]),
+      );
+      console.log(row(`${name}, c=${connections}`, figure));
+    }
+    const perRound = (surface, metric) => median(runs[surface].map((run, round) => run[metric] / runs.rest[round][metric]));
+    ratios[connections] = { p50: perRound("mcp", "p50"), rps: perRound("mcp", "rps"), whoamiP50: perRound("whoami", "p50") };
+  }
+  console.log(`
+MCP p50 / REST p50 at c=1 (median of rounds): ${ratios[1].p50.toFixed(2)} (target <= 1.3)
+MCP rps / REST rps at c=32 (median of rounds): ${ratios[32].rps.toFixed(2)} (target >= 0.7)
+auth_whoami p50 / REST p50 at c=1: ${ratios[1].whoamiP50.toFixed(2)} (the endpoint and the SDK without the pipeline)
+`);
+  await bare.mf.dispose();
+}
+
+/**
+ * The public integrations catalogue and change log: what building the catalogue costs an isolate
+ * once (the OpenAPI document and the event schemas generated, in Node's V8 like workerd's), then the
+ * served answers against the bare handler and the authenticated pipeline in the same run.
+ */
+async function catalogueSection(stack, auth) {
+  const outfile = `${buildDir}/bench-catalogue/contracts.mjs`;
+  await build({
+    entryPoints: ["packages/contracts/src/index.ts"],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile,
+    logLevel: "warning",
+  });
+  const { openApiDocument, publishedIntegrations } = await import(`${process.cwd()}/${outfile}`);
+  // The gateway shares one OpenAPI document per isolate between /openapi.json, the docs and the catalogue.
+  const documentMs = [];
+  const catalogueMs = [];
+  for (let run = 0; run < 20; run++) {
+    const origin = `https://bench-${run}.example`;
+    let started = performance.now();
+    const document = openApiDocument(origin);
+    documentMs.push(performance.now() - started);
+    started = performance.now();
+    publishedIntegrations(origin, document);
+    catalogueMs.push(performance.now() - started);
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)].toFixed(1);
+  const api = (path) => new URL(`/api/v1${path}`, stack.url).href;
+  const body = await (await fetch(api("/public/integrations/crm"))).arrayBuffer();
+  const bare = await startBare();
+  console.log(`
+Public catalogue: built once per isolate in ${median(catalogueMs)} ms from the OpenAPI document (itself ${median(documentMs)} ms, shared with /openapi.json); medians of 20;
+the list is ${Math.round(body.byteLength / 1024)} KiB, ${Math.round(gzipSync(Buffer.from(body)).byteLength / 1024)} KiB gzipped. ${durationMs / 1000} s per figure
+`);
+  console.log(header);
+  const figures = {
+    bare: await load(bare.url, { connections: 32, durationMs }),
+    list: await load(api("/public/integrations/crm"), { connections: 32, durationMs }),
+    changelog: await load(api("/changelog"), { connections: 32, durationMs }),
+    workspaces: await load(api("/workspaces"), { connections: 32, durationMs, headers: auth }),
+  };
+  console.log(row("(a) bare Hono + 1 D1 read, c=32", figures.bare));
+  console.log(row("(b) GET /public/integrations/crm (no credential), c=32", figures.list));
+  console.log(row("(c) GET /changelog (no credential), c=32", figures.changelog));
+  console.log(row("(d) GET /workspaces with an API key, c=32", figures.workspaces));
+  console.log(`
+ratio b/a throughput: ${(figures.list.rps / figures.bare.rps).toFixed(2)}; b/d: ${(figures.list.rps / figures.workspaces.rps).toFixed(2)}
+`);
+  await bare.mf.dispose();
+}
+
 const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
 
 await buildBundles();
@@ -669,4 +800,6 @@ if (!only || only === "webhooks") await webhooksSection(stack, auth);
 if (!only || only === "oauth") await oauthSection(stack, auth);
 if (!only || only === "inbox") await inboxSection(stack, auth);
 if (!only || only === "meetings") await meetingsSection(stack, auth);
+if (!only || only === "mcp") await mcpSection(stack, auth);
+if (!only || only === "catalogue") await catalogueSection(stack, auth);
 await stack.mf.dispose();

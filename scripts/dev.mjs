@@ -3,14 +3,21 @@
 // DESIGN.md section 13 loaded. Prints the base URL, the console's, alice's password and key; writes
 // .dev/demo.json.
 // Safe to run again: secrets and state persist, and the seed is idempotent.
+// `--port=<n>` starts a second stack beside the one on 8787 (the MCP checks of `pnpm run check` do):
+// it keeps its own state (.wrangler/state-<n>) and demo file (.dev/demo-<n>.json).
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { copyDocsAssets } from "./lib/docs-assets.mjs";
 
-const origin = "http://127.0.0.1:8787";
-const state = resolve(".wrangler/state");
+const defaultPort = 8787;
+const port = Number(process.argv.find((arg) => arg.startsWith("--port="))?.slice("--port=".length) ?? defaultPort);
+if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--port must be a TCP port, not ${port}`);
+const origin = `http://127.0.0.1:${port}`;
+const ownState = port === defaultPort ? "" : `-${port}`;
+const state = resolve(`.wrangler/state${ownState}`);
+const demoFile = `.dev/demo${ownState}.json`;
 const configs = { gateway: "wrangler.toml", us: "workers/api/wrangler.us.toml", eu: "workers/api/wrangler.eu.toml" };
 
 mkdirSync(".dev", { recursive: true });
@@ -47,8 +54,14 @@ writeFileSync(
 // Local receivers (http://127.0.0.1:<port>) may subscribe to webhooks in the dev stack only.
 writeFileSync(
   "workers/api/.dev.vars",
-  // Unsubscribe links in locally sent mail (.eml files wrangler names in its log) open on this stack.
-  `${devVars({ GATEWAY_CONTEXT_SECRET: contextSecret, CURSOR_SECRET: secrets.CURSOR_SECRET, PUBLIC_ORIGIN: origin })}WEBHOOKS_ALLOW_LOOPBACK=true\n`,
+  // Unsubscribe links in locally sent mail (.eml files wrangler names in its log) open on the stack on
+  // 8787. A stack on another port writes the same file (wrangler reads the regions' variables only from
+  // here), so that it never redirects the links of a stack running beside it.
+  `${devVars({
+    GATEWAY_CONTEXT_SECRET: contextSecret,
+    CURSOR_SECRET: secrets.CURSOR_SECRET,
+    PUBLIC_ORIGIN: `http://127.0.0.1:${defaultPort}`,
+  })}WEBHOOKS_ALLOW_LOOPBACK=true\n`,
 );
 
 // The gateway's [assets] directory: Scalar's build for the reference page at /api/v1/docs.
@@ -79,7 +92,7 @@ const wrangler = spawn(
     "--ip",
     "127.0.0.1",
     "--port",
-    "8787",
+    String(port),
     "--persist-to",
     state,
     "--log-level",
@@ -109,13 +122,13 @@ try {
   const response = await fetch(`${origin}/__dev/seed`, { method: "POST" });
   if (!response.ok) throw new Error(`seeding failed: ${response.status} ${await response.text()}`);
   const demo = await response.json();
-  writeFileSync(".dev/demo.json", `${JSON.stringify(demo, null, 2)}\n`);
+  writeFileSync(demoFile, `${JSON.stringify(demo, null, 2)}\n`);
   const alice = demo.organizations[0].users[0];
   console.log(`
   CRM API running at ${demo.baseUrl}
   console: ${origin}/console (alice: ${alice.email} / ${alice.password})
   alice's key (Acme owner, every scope): ${alice.apiKey}
-  every demo user, password, key and OAuth client: .dev/demo.json · reference: ${demo.baseUrl}/docs
+  every demo user, password, key and OAuth client: ${demoFile} · reference: ${demo.baseUrl}/docs
 
   curl -H "Authorization: Bearer ${alice.apiKey}" ${demo.baseUrl}/workspaces
 `);

@@ -5,11 +5,12 @@ import { call } from "./stack";
 type DocumentOperation = { "x-mcp-tool": string; "x-mcp-hints": unknown; security: unknown[] };
 
 describe("the catalogue's auth kind and MCP hints", () => {
-  it("gives every operation a bearer auth but the console's /api-keys routes, the public unsubscribe page and the signed inbound webhooks, and hints from its method", () => {
+  it("gives every operation a bearer auth but the console's /api-keys routes, the public unsubscribe page, integrations catalogue and change log, and the signed inbound webhooks, and hints from its method", () => {
     const signed = ["receiveMeetingNotesEvent", "receiveCallingEvent"];
     const authOf = (operation: (typeof catalogue)[number]) => {
       if (operation.path.startsWith("/api-keys")) return "session";
-      if (operation.path === "/email/unsubscribe") return "none";
+      if (operation.path === "/email/unsubscribe" || operation.path.startsWith("/public/") || operation.path === "/changelog")
+        return "none";
       return signed.includes(operation.operationId) ? "signature" : "bearer";
     };
     for (const operation of catalogue) {
@@ -57,6 +58,12 @@ describe("the catalogue's auth kind and MCP hints", () => {
     for (const operation of sessionOperations) expect(operation.mcpTool).toBeNull();
   });
 
+  it("makes a tool of bearer operations only: public and signed routes have none, in the document too", () => {
+    for (const operation of catalogue) {
+      expect(operation.mcpTool === null, operation.operationId).toBe(operation.auth !== "bearer");
+    }
+  });
+
   it("refuses an operation without a bearer credential that a region would serve: it has no region to go to", () => {
     const spec = {
       operationId: "publicThing",
@@ -65,7 +72,7 @@ describe("the catalogue's auth kind and MCP hints", () => {
       description: "An operation without a credential, for the test.",
       scope: null,
       costUnits: costUnits.free,
-      mcpTool: "public_thing",
+      mcpTool: null,
       auth: "none",
       method: "get",
       path: "/public/thing",

@@ -81,7 +81,9 @@ describe("compose: POST /inbox/conversations", () => {
     expect(mime.html).toBe("<p>Hello <b>Ada</b></p>");
     expect(headerOf(mime, "content-type")).toMatch(/^multipart\/alternative/);
     expect(headerOf(mime, "list-unsubscribe-post")).toBe("List-Unsubscribe=One-Click");
-    expect(headerOf(mime, "list-unsubscribe")).toMatch(/^<https:\/\/crm\.test\/api\/v1\/email\/unsubscribe\?token=[\w.%-]+>$/);
+    expect(headerOf(mime, "list-unsubscribe")).toMatch(
+      /^<http:\/\/127\.0\.0\.1:8787\/api\/v1\/email\/unsubscribe\?token=[\w.%-]+>$/,
+    );
     expect(headerOf(mime, "in-reply-to")).toBeUndefined();
 
     // The copy recipient's message is the same message with a link of their own.

@@ -18,7 +18,11 @@ const gateway = (exports as unknown as { default: Fetcher }).default;
 /** Each client from an address of its own, as `call()` does: the window of failed authentications is per client. */
 export const clientAddress = () => `2001:db8:${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}::1`;
 
-export const gatewayFetch = (input: string | URL | Request, init?: RequestInit) => gateway.fetch(new Request(input, init));
+/** Requests to `worker` (the gateway, or a region's Worker for its regional MCP endpoint), as a client's fetch. */
+export const fetchVia = (worker: Fetcher) => (input: string | URL | Request, init?: RequestInit) =>
+  worker.fetch(new Request(input, init));
+
+export const gatewayFetch = fetchVia(gateway);
 
 function headersFor(token: string | undefined, extra: Record<string, string>) {
   return { "cf-connecting-ip": clientAddress(), ...(token ? { authorization: `Bearer ${token}` } : {}), ...extra };
@@ -27,10 +31,15 @@ function headersFor(token: string | undefined, extra: Record<string, string>) {
 export type McpClient = Pick<Client, "listTools" | "callTool" | "close"> & { protocolVersion: () => string | undefined };
 
 /** The v2 client, `auto` negotiation: 2026-07-28 against this server. */
-export async function modernClient(token?: string, headers: Record<string, string> = {}, url = mcpUrl): Promise<McpClient> {
+export async function modernClient(
+  token?: string,
+  headers: Record<string, string> = {},
+  url = mcpUrl,
+  via = gateway,
+): Promise<McpClient> {
   const client = new Client({ name: "crm-test-modern", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
   const transport = new StreamableHTTPClientTransport(new URL(url), {
-    fetch: gatewayFetch,
+    fetch: fetchVia(via),
     requestInit: { headers: headersFor(token, headers) },
   });
   await client.connect(transport);
@@ -38,13 +47,18 @@ export async function modernClient(token?: string, headers: Record<string, strin
 }
 
 /** The 1.x client: the 2025-11-25 `initialize` handshake. Its schema validator is the Workers one (no code generation). */
-export async function legacyClient(token?: string, headers: Record<string, string> = {}, url = mcpUrl): Promise<McpClient> {
+export async function legacyClient(
+  token?: string,
+  headers: Record<string, string> = {},
+  url = mcpUrl,
+  via = gateway,
+): Promise<McpClient> {
   const client = new LegacyClient(
     { name: "crm-test-legacy", version: "1.0.0" },
     { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
   );
   const transport = new LegacyTransport(new URL(url), {
-    fetch: gatewayFetch,
+    fetch: fetchVia(via),
     requestInit: { headers: headersFor(token, headers) },
   });
   await client.connect(transport);

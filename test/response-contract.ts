@@ -32,7 +32,7 @@ const document = openApiDocument("http://127.0.0.1:8787") as unknown as {
  * `properties` is closed with `unevaluatedProperties: false`, except inside `allOf`, where the
  * branches describe one object together. Only for checking responses; the document stays open.
  */
-function closed(node: unknown, inAllOf = false): unknown {
+export function closed(node: unknown, inAllOf = false): unknown {
   if (Array.isArray(node)) return node.map((item) => closed(item, inAllOf));
   if (!node || typeof node !== "object") return node;
   const schema = Object.fromEntries(

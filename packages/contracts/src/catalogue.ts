@@ -38,6 +38,7 @@ import {
 } from "./operations/integrations";
 import { getMeeting, listMeetings } from "./operations/meetings";
 import { createNote, deleteNote, getNote, listNotes, updateNote } from "./operations/notes";
+import { getChangelog, getIntegration, listIntegrations } from "./operations/public";
 import {
   assertRecord,
   createRecord,
@@ -149,6 +150,9 @@ export const operations = {
   getApiKey,
   revokeApiKey,
   replaceApiKey,
+  listIntegrations,
+  getIntegration,
+  getChangelog,
 } as const;
 
 export type OperationId = keyof typeof operations;

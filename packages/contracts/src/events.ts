@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import type { Conversation, Message } from "./operations/inbox-schemas";
-import type { Meeting } from "./operations/meetings";
-import type { noteSchema } from "./operations/notes";
-import type { recordSchema } from "./operations/records";
-import type { taskSchema } from "./operations/tasks";
+import { idSchema } from "./ids";
+import { conversationSchema, messageSchema } from "./operations/inbox-schemas";
+import { meetingSchema } from "./operations/meetings";
+import { noteSchema } from "./operations/notes";
+import { recordSchema } from "./operations/records";
+import { taskSchema } from "./operations/tasks";
 
 /** The 14 event types (DESIGN.md section 10); webhook subscriptions filter on them. */
 export const eventTypes = [
@@ -59,33 +60,41 @@ export const eventSchema = z
 
 export type DomainEvent = z.infer<typeof eventSchema>;
 
-type CrmRecord = z.infer<typeof recordSchema>;
-type Task = z.infer<typeof taskSchema>;
-type Note = z.infer<typeof noteSchema>;
+/**
+ * The resource with more properties, as one object (its shape spread, not `extend`, which the
+ * document generator turns into an `allOf` of the resource's component and the addition).
+ */
+const withProperties = <Resource extends z.ZodObject, Added extends z.ZodRawShape>(resource: Resource, added: Added) =>
+  z.object({ ...(resource.shape as Resource["shape"]), ...added });
+
 /** Updates carry the resource after the change and the keys that changed (field slugs for records). */
-type Changed<Resource> = Resource & { changedFields: string[] };
+const changed = <Resource extends z.ZodObject>(resource: Resource) =>
+  withProperties(resource, { changedFields: z.array(z.string().max(255)).max(500) });
 
 /**
- * What `data` holds for each event type, so that a producer cannot emit a shape its type does not
- * promise.
+ * What `data` holds for each event type: producers are typed by it (a producer cannot emit a shape
+ * its type does not promise), and the integrations catalogue publishes it as each trigger's JSON
+ * Schema, so the promise and the published schema are one definition.
  */
-export interface EventData {
-  "record.created": CrmRecord;
-  "record.updated": Changed<CrmRecord>;
-  "record.deleted": { id: string; workspaceId: string; objectTypeId: string };
-  "task.created": Task;
-  "task.updated": Changed<Task>;
-  "task.deleted": { id: string; workspaceId: string; recordId: string };
-  "note.created": Note;
-  "note.updated": Changed<Note>;
-  "note.deleted": { id: string; workspaceId: string; recordId: string };
-  "conversation.created": Conversation;
-  "message.received": Message;
-  "message.sent": Message;
-  "meeting.updated": Changed<Meeting>;
+export const eventDataSchemas = {
+  "record.created": recordSchema,
+  "record.updated": changed(recordSchema),
+  "record.deleted": z.object({ id: idSchema("rec"), workspaceId: idSchema("ws"), objectTypeId: idSchema("obj") }),
+  "task.created": taskSchema,
+  "task.updated": changed(taskSchema),
+  "task.deleted": z.object({ id: idSchema("task"), workspaceId: idSchema("ws"), recordId: idSchema("rec") }),
+  "note.created": noteSchema,
+  "note.updated": changed(noteSchema),
+  "note.deleted": z.object({ id: idSchema("note"), workspaceId: idSchema("ws"), recordId: idSchema("rec") }),
+  "conversation.created": conversationSchema,
+  "message.received": messageSchema,
+  "message.sent": messageSchema,
+  "meeting.updated": changed(meetingSchema),
   /** The meeting, and the tasks its action items became (new ones and those delivered before). */
-  "meeting.transcript_ready": Meeting & { actionItemTaskIds: string[] };
-}
+  "meeting.transcript_ready": withProperties(meetingSchema, { actionItemTaskIds: z.array(idSchema("task")).max(500) }),
+} satisfies Record<EventType, z.ZodType>;
+
+export type EventData = { [Type in EventType]: z.infer<(typeof eventDataSchemas)[Type]> };
 
 /** Events about a record or what hangs on it name the record's object type, which `objectTypeIds` filters match. */
 export type ObjectTypeEventType = Extract<EventType, `record.${string}` | `task.${string}` | `note.${string}`>;

@@ -198,3 +198,12 @@ export function operationResult(document: OpenApiDocument, operation: Operation)
   // A tool's result schema is an object schema at its root (MCP), whatever the answers reference.
   return withDefs(distinct.length === 1 && only.type === "object" ? only : { type: "object", anyOf: distinct }, defs);
 }
+
+/**
+ * Any schema of a document (the API's, or one generated the same way, such as the events') as a
+ * portable JSON Schema of its own: what the integrations catalogue publishes for each event.
+ */
+export function documentJsonSchema(document: OpenApiDocument, schema: JsonSchema): JsonSchema {
+  const defs = new Map<string, JsonSchema>();
+  return withDefs(portable(schema, document, defs), defs);
+}

@@ -16,6 +16,7 @@ export const tagDescriptions = {
   Integrations: "Connections of meeting-notes and calling providers, and the signed webhooks they send",
   Usage: "Token usage of the organization",
   "API keys": "Your API keys, managed with a console session (never with a key or token)",
+  Public: "Published without credentials: the integrations catalogue and the change log",
 } as const;
 export type Tag = keyof typeof tagDescriptions;
 
@@ -74,10 +75,11 @@ interface OperationSpec<
   /** How the caller is identified; `bearer` unless said otherwise. */
   auth?: A;
   /**
-   * Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). Session
-   * and signed operations have none: MCP clients hold bearer tokens (DESIGN.md section 11).
+   * Name of the MCP tool generated from this operation (`<group>_<resource>_<verb>`). Only bearer
+   * operations have one: MCP clients hold bearer tokens (DESIGN.md section 11), and the OpenAPI
+   * document's `x-mcp-tool` must name only tools that exist.
    */
-  mcpTool: A extends "session" | "signature" ? null : string;
+  mcpTool: A extends "bearer" ? string : null;
   /** Where the tool's hints differ from what the method implies (a POST that only reads, say); the title defaults to the summary. */
   mcpHints?: Partial<McpHints>;
   /**
@@ -133,7 +135,10 @@ const isPaginated = (request: RouteConfig["request"] | undefined) =>
 /** Success responses carry the headers every success carries (request id, rate limits, cost). */
 const withSuccessHeaders = <Res extends RouteConfig["responses"]>(responses: Res, write: boolean) =>
   Object.fromEntries(
-    Object.entries(responses).map(([status, response]) => [status, { ...response, headers: successHeaders(write) }]),
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...successHeaders(write), ...("headers" in response ? response.headers : {}) } },
+    ]),
   ) as Res;
 
 /** The zod-openapi route of an operation, keeping the literal method, path and schemas for typed handlers. */
@@ -207,7 +212,7 @@ export function defineOperation<
     scope: spec.scope,
     costUnits: spec.costUnits,
     auth,
-    mcpTool: spec.mcpTool as A extends "session" | "signature" ? null : string,
+    mcpTool: spec.mcpTool as A extends "bearer" ? string : null,
     mcpHints,
     mcpRequiresIdempotencyKey: spec.mcpRequiresIdempotencyKey ?? false,
     mcpSendMode: spec.mcpSendMode ?? null,

@@ -38,6 +38,18 @@ export const responseHeaders = {
     description: "`true` when this is the stored result of an earlier request with the same `Idempotency-Key`.",
     schema: { type: "string" as const, enum: ["true"] },
   },
+  ETag: {
+    description:
+      "Strong validator of this representation. Send it back in `If-None-Match`: while the representation is unchanged the answer is 304 without a body.",
+    required: true,
+    schema: { type: "string" as const, pattern: '^"[\\x21\\x23-\\x7e]*"$', maxLength: 128 },
+  },
+  "Cache-Control": {
+    description:
+      "How long a cache (a browser, a CDN, a client) may keep this answer before revalidating it with `If-None-Match`.",
+    required: true,
+    schema: { type: "string" as const, maxLength: 128 },
+  },
   "WWW-Authenticate": {
     description:
       'Bearer challenge: `Bearer realm="api"`, with `error="invalid_token"` or `error="insufficient_scope", scope="…"`.',
@@ -59,6 +71,9 @@ export const successHeaders = (write: boolean) =>
     "X-Token-Cost",
     ...(write ? (["Idempotent-Replayed"] as const) : []),
   );
+
+/** Headers of a cacheable public answer (200 and 304). */
+export const cacheableHeaders = headerRefs("ETag", "Cache-Control");
 
 const statusDescriptions: Partial<Record<number, string>> = {
   400: "The request cannot be accepted; validation problems are listed in `details` as `{ path, message }`",

@@ -15,6 +15,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { type AppEnv, assertRegionEnv } from "./env";
+import { routeToGateway } from "./gateway-forward";
 import { handlers } from "./handlers";
 import { idempotency } from "./idempotency";
 import { internalRoutes } from "./internal-routes";
@@ -102,6 +103,7 @@ export function createApp() {
     app.post(`/api/v1${operation.path.replace(/\{(\w+)\}/g, ":$1")}`, gatewayContext(operation), sendEvents, handler);
   }
   app.route("/api/v1", api);
+  routeToGateway(app);
   app.route("/__dev", seedRoutes);
   app.route("/__internal", internalRoutes);
 

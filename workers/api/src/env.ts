@@ -36,8 +36,10 @@ export interface RegionEnv {
   SEND_EMAIL: SendEmail;
   /** This region's bucket: attachments of inbound mail, and the raw MIME of each sent message. */
   ATTACHMENTS: R2Bucket;
-  /** The gateway's public origin (`https://…`): unsubscribe links in sent mail point there. */
+  /** The gateway's public origin (`https://…`): unsubscribe links in sent mail point there, forwarded MCP requests go there. */
   PUBLIC_ORIGIN: string;
+  /** The gateway Worker: the region's public MCP and OAuth discovery paths forward to it (`gateway-forward.ts`). */
+  GATEWAY: Fetcher;
 }
 
 export type Database = DrizzleD1Database;
@@ -73,6 +75,7 @@ export function assertRegionEnv(env: RegionEnv): void {
     "SEND_EMAIL",
     "ATTACHMENTS",
     "PUBLIC_ORIGIN",
+    "GATEWAY",
   ] as const;
   const missing = required.filter((name) => !env[name]);
   if (missing.length > 0) throw new Error(`Regional Worker misconfigured: missing ${missing.join(", ")}`);

@@ -3,7 +3,9 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { GatewayAppEnv } from "./env";
 import { createApiKey, getApiKey, listApiKeys, replaceApiKey, revokeApiKey } from "./routes/api-keys";
 import { confirmUnsubscribe } from "./routes/confirm-unsubscribe";
+import { getChangelog } from "./routes/get-changelog";
 import { getUsage } from "./routes/get-usage";
+import { getIntegration, listIntegrations } from "./routes/public-integrations";
 import { showUnsubscribe } from "./routes/show-unsubscribe";
 
 /** A bearer or session operation's handler sees the actor; a public or signed one has none to see. */
@@ -23,4 +25,7 @@ export const gatewayHandlers: {
   replaceApiKey,
   showUnsubscribe,
   confirmUnsubscribe,
+  listIntegrations,
+  getIntegration,
+  getChangelog,
 };

@@ -178,7 +178,7 @@ export const showUnsubscribe = defineOperation({
   auth: "none",
   servedBy: "gateway",
   costUnits: costUnits.free,
-  mcpTool: "email_unsubscribe_show",
+  mcpTool: null,
   method: "get",
   path: "/email/unsubscribe",
   request: { query: unsubscribeQuery },
@@ -195,8 +195,7 @@ export const confirmUnsubscribe = defineOperation({
   auth: "none",
   servedBy: "gateway",
   costUnits: costUnits.free,
-  mcpTool: "email_unsubscribe_confirm",
-  mcpHints: { idempotentHint: true },
+  mcpTool: null,
   method: "post",
   path: "/email/unsubscribe",
   request: {

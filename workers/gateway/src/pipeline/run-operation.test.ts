@@ -19,7 +19,7 @@ const withoutCredential = (auth: "none") =>
     description: "Defined by this test only.",
     scope: null,
     costUnits: costUnits.free,
-    mcpTool: `test_${auth}`,
+    mcpTool: null,
     auth,
     servedBy: "gateway",
     method: "get",
