@@ -23,6 +23,7 @@ type Cast = Awaited<ReturnType<typeof cast>>;
 interface ForeignTenant {
   key: string;
   workspaceId: string;
+  mailbox: string;
 }
 
 let neighbour: Promise<ForeignTenant & { shard: number }> | undefined;
@@ -40,7 +41,7 @@ function acmeShardNeighbour(): Promise<ForeignTenant & { shard: number }> {
     });
     const delivery = await deliverMail(raw, workspace.mailbox);
     if (delivery.rejected) throw new Error(`the neighbour's mail was refused: ${delivery.rejected}`);
-    return { key: workspace.key, workspaceId: workspace.workspaceId, shard: workspace.shard };
+    return { key: workspace.key, workspaceId: workspace.workspaceId, mailbox: workspace.mailbox, shard: workspace.shard };
   })();
   return neighbour;
 }
@@ -85,11 +86,19 @@ const foreignTenants: Record<
 > = {
   "a neighbour in the caller's database": { tenant: () => acmeShardNeighbour(), caller: acmeSecondOwner },
   "Initech, in the caller's region on another shard": {
-    tenant: ({ erin, initech }) => ({ key: erin.apiKey, workspaceId: initech.workspaces[0]?.id as string }),
+    tenant: ({ erin, initech }) => ({
+      key: erin.apiKey,
+      workspaceId: initech.workspaces[0]?.id as string,
+      mailbox: initech.workspaces[0]?.mailbox as string,
+    }),
     caller: alice,
   },
   "Globex, in another region": {
-    tenant: ({ dave, globex }) => ({ key: dave.apiKey, workspaceId: globex.workspaces[0]?.id as string }),
+    tenant: ({ dave, globex }) => ({
+      key: dave.apiKey,
+      workspaceId: globex.workspaces[0]?.id as string,
+      mailbox: globex.workspaces[0]?.mailbox as string,
+    }),
     caller: alice,
   },
 };
@@ -153,6 +162,17 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
       visibility: "workspace",
     });
     return view.id;
+  },
+  // A draft of a new conversation written by the foreign owner in their own workspace.
+  draftId: async (tenant) => {
+    const { draft } = await created<{ draft: { id: string } }>("/inbox/drafts", tenant, {
+      workspaceId: tenant.workspaceId,
+      mailbox: tenant.mailbox,
+      to: ["foreign@customer.example"],
+      subject: "Foreign draft",
+      text: "Not yours",
+    });
+    return draft.id;
   },
   connectionId: async (tenant) => {
     const { connection } = await created<{ connection: { id: string } }>("/integrations/connections", tenant, {

@@ -25,6 +25,9 @@ describe("the catalogue's auth kind and MCP hints", () => {
     // A POST that only reads, and POSTs that set an order: overrides of the method's defaults.
     expect(operations.queryRecords.mcpHints).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
     expect(operations.reorderFields.mcpHints.idempotentHint).toBe(true);
+    // Sending mail reaches people outside the organization: the open-world tools, and the only ones.
+    const openWorld = catalogue.filter((operation) => operation.mcpHints.openWorldHint).map((operation) => operation.operationId);
+    expect(openWorld.sort()).toEqual(["composeConversation", "sendComposeDraft", "sendMessage"]);
     expect(operations.createRecord.mcpHints).toMatchObject({
       readOnlyHint: false,
       destructiveHint: false,

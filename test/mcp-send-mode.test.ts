@@ -16,7 +16,7 @@ interface Sent {
   message: { id: string; text: string };
 }
 
-const { conversations, messages, drafts } = regional;
+const { composeDrafts, conversations, messages, drafts } = regional;
 
 async function setup(connect: (typeof clients)[keyof typeof clients]) {
   const workspace = await mailWorkspace();
@@ -118,30 +118,49 @@ for (const [name, connect] of Object.entries(clients)) {
   });
 }
 
-describe("inbox_conversations_compose", () => {
-  it("previews without sendMode, refuses a draft (no conversation to keep it on), sends with send", async () => {
-    const { workspace, client } = await setup(clients["v2 client at 2026-07-28"]);
-    const conversationsOfWorkspace = () => countRows("us", conversations, eq(conversations.workspaceId, workspace.workspaceId));
-    const message = {
-      workspaceId: workspace.workspaceId,
-      mailbox: workspace.mailbox,
-      to: ["ada@customer.example"],
-      subject: "Hi",
-      text: "Hello",
-    };
-    const preview = await client.callTool({ name: "inbox_conversations_compose", arguments: message });
-    expect(structured(preview)).toEqual({ sent: false, confirmationRequired: true, preview: message });
-    const draft = await client.callTool({ name: "inbox_conversations_compose", arguments: { ...message, sendMode: "draft" } });
-    expect(toolError(draft).error.code).toBe("invalid_request");
-    expect(await conversationsOfWorkspace()).toBe(0);
-    const sent = structured<Sent>(
-      await client.callTool({ name: "inbox_conversations_compose", arguments: { ...message, sendMode: "send" } }),
-    );
-    expect(sent.message.text).toBe("Hello");
-    expect(await conversationsOfWorkspace()).toBe(1);
-    await client.close();
+for (const [name, connect] of Object.entries(clients)) {
+  describe(`inbox_conversations_compose, ${name}`, () => {
+    it("previews without sendMode, saves a draft of a new conversation with draft, sends with send", async () => {
+      const { workspace, client } = await setup(connect);
+      const conversationsOfWorkspace = () => countRows("us", conversations, eq(conversations.workspaceId, workspace.workspaceId));
+      const message = {
+        workspaceId: workspace.workspaceId,
+        mailbox: workspace.mailbox,
+        to: ["ada@customer.example"],
+        subject: "Hi",
+        html: "<p>Hello<script>alert(1)</script></p>",
+      };
+      const preview = await client.callTool({ name: "inbox_conversations_compose", arguments: message });
+      expect(structured(preview)).toEqual({ sent: false, confirmationRequired: true, preview: message });
+      const saved = await client.callTool({
+        name: "inbox_conversations_compose",
+        arguments: { ...message, sendMode: "draft", idempotencyKey: `draft-${crypto.randomUUID()}` },
+      });
+      const { draft } = structured<{ draft: { id: string; subject: string; html: string } }>(saved);
+      expect(draft).toMatchObject({ subject: "Hi", html: "<p>Hello</p>", to: ["ada@customer.example"] });
+      expect(await conversationsOfWorkspace()).toBe(0);
+      // The draft is the REST resource, and its send tool starts the conversation.
+      const rest = await call(`/inbox/drafts?workspaceId=${workspace.workspaceId}`, { key: workspace.key });
+      expect(((await rest.json()) as { data: { id: string }[] }).data.map((item) => item.id)).toEqual([draft.id]);
+      const fromDraft = structured<Sent>(
+        await client.callTool({ name: "inbox_compose_drafts_send", arguments: { draftId: draft.id } }),
+      );
+      expect(fromDraft.message.text).toBe("Hello");
+      expect(await countRows("us", composeDrafts, eq(composeDrafts.id, draft.id))).toBe(0);
+      const sent = structured<Sent>(
+        await client.callTool({
+          name: "inbox_conversations_compose",
+          arguments: { ...message, text: "Hello", sendMode: "send" },
+        }),
+      );
+      expect(sent.message.text).toBe("Hello");
+      expect(await conversationsOfWorkspace()).toBe(2);
+      await client.close();
+    });
   });
+}
 
+describe("inbox_conversations_compose", () => {
   it("previews only what the credential may send: a preview checks the scope", async () => {
     const workspace = await mailWorkspace();
     const { key } = await createKey({

@@ -11,6 +11,14 @@ import {
 import { createObjectType, deleteObjectType, listObjectTypes, updateObjectType } from "./operations/crm-objects";
 import { createView, deleteView, getView, listViews, reorderViews, updateView } from "./operations/crm-views";
 import {
+  createComposeDraft,
+  deleteComposeDraft,
+  getComposeDraft,
+  listComposeDrafts,
+  sendComposeDraft,
+  updateComposeDraft,
+} from "./operations/inbox-compose-drafts";
+import {
   getConversation,
   listConversationMessages,
   listConversations,
@@ -104,6 +112,12 @@ export const operations = {
   putConversationDraft,
   getConversationDraft,
   deleteConversationDraft,
+  createComposeDraft,
+  listComposeDrafts,
+  getComposeDraft,
+  updateComposeDraft,
+  deleteComposeDraft,
+  sendComposeDraft,
   listInboxViews,
   createInboxView,
   updateInboxView,

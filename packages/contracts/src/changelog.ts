@@ -61,6 +61,24 @@ export const changelog: Release[] = [
         routes: ["POST /records", "POST /inbox/conversations", "POST /inbox/conversations/{conversationId}/messages"],
       },
       {
+        category: "addition",
+        summary:
+          "Drafts of new conversations: `POST /inbox/drafts` saves one (a composed message, complete or not; HTML sanitized), `GET /inbox/drafts` lists your own, `GET`, `PATCH` and `DELETE /inbox/drafts/{draftId}` read, change and discard one; only its author sees a draft.",
+        routes: [
+          "POST /inbox/drafts",
+          "GET /inbox/drafts",
+          "GET /inbox/drafts/{draftId}",
+          "PATCH /inbox/drafts/{draftId}",
+          "DELETE /inbox/drafts/{draftId}",
+        ],
+      },
+      {
+        category: "addition",
+        summary:
+          "`POST /inbox/drafts/{draftId}/send` sends a saved draft as a new conversation, once: the draft is deleted in the same write that creates the conversation, and a send already under way is 409 `conflict`.",
+        routes: ["POST /inbox/drafts/{draftId}/send"],
+      },
+      {
         category: "behaviour_change",
         summary:
           "OAuth access tokens work only on the resource they were issued for: a token for `<origin>/mcp` on the MCP endpoint, a token for `<origin>/api/v1` on the REST API.",

@@ -43,6 +43,8 @@ export interface McpHints {
   readOnlyHint: boolean;
   destructiveHint: boolean;
   idempotentHint: boolean;
+  /** Reaches people outside the organization (sends mail): the one open-world effect of the API. */
+  openWorldHint: boolean;
 }
 
 /** Hints that follow from the HTTP method: reads are read-only, deletes destructive, PUT and DELETE idempotent. */
@@ -51,6 +53,7 @@ function methodHints(method: Method): Omit<McpHints, "title"> {
     readOnlyHint: method === "get",
     destructiveHint: method === "delete",
     idempotentHint: method === "get" || method === "put" || method === "delete",
+    openWorldHint: false,
   };
 }
 
@@ -87,10 +90,9 @@ interface OperationSpec<
   mcpRequiresIdempotencyKey?: boolean;
   /**
    * The tool sends mail, so it takes `sendMode` (reference rule 12): omitted → a preview and nothing
-   * sent, `send` → this operation, `draft` → the arguments saved by `draftTool` instead (null when
-   * the operation has nothing to keep a draft on).
+   * sent, `send` → this operation, `draft` → the arguments saved by the tool `draftTool` instead.
    */
-  mcpSendMode?: { draftTool: string | null };
+  mcpSendMode?: { draftTool: string };
   /**
    * Where the handler runs: the organization's regional Worker (default), or the gateway itself
    * for operations on control-plane data (usage ledger, API keys) that lives only there.

@@ -18,18 +18,24 @@ import { updateFieldOption } from "./routes/crm/update-field-option";
 import { updateObjectType } from "./routes/crm/update-object-type";
 import { updateView } from "./routes/crm/update-view";
 import { composeConversation } from "./routes/inbox/compose-conversation";
+import { createComposeDraft } from "./routes/inbox/create-compose-draft";
 import { createInboxView } from "./routes/inbox/create-inbox-view";
+import { deleteComposeDraft } from "./routes/inbox/delete-compose-draft";
 import { deleteConversationDraft } from "./routes/inbox/delete-conversation-draft";
 import { deleteInboxView } from "./routes/inbox/delete-inbox-view";
 import { getAttachment } from "./routes/inbox/get-attachment";
+import { getComposeDraft } from "./routes/inbox/get-compose-draft";
 import { getConversation } from "./routes/inbox/get-conversation";
 import { getConversationDraft } from "./routes/inbox/get-conversation-draft";
+import { listComposeDrafts } from "./routes/inbox/list-compose-drafts";
 import { listConversationMessages } from "./routes/inbox/list-conversation-messages";
 import { listConversations } from "./routes/inbox/list-conversations";
 import { listInboxViews } from "./routes/inbox/list-inbox-views";
 import { listRecordConversations } from "./routes/inbox/list-record-conversations";
 import { putConversationDraft } from "./routes/inbox/put-conversation-draft";
+import { sendComposeDraft } from "./routes/inbox/send-compose-draft";
 import { sendMessage } from "./routes/inbox/send-message";
+import { updateComposeDraft } from "./routes/inbox/update-compose-draft";
 import { updateConversation } from "./routes/inbox/update-conversation";
 import { updateInboxView } from "./routes/inbox/update-inbox-view";
 import { createConnection } from "./routes/integrations/create-connection";
@@ -112,6 +118,12 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   putConversationDraft,
   getConversationDraft,
   deleteConversationDraft,
+  createComposeDraft,
+  listComposeDrafts,
+  getComposeDraft,
+  updateComposeDraft,
+  deleteComposeDraft,
+  sendComposeDraft,
   listInboxViews,
   createInboxView,
   updateInboxView,

@@ -29,14 +29,14 @@ const recipients = (description: string) =>
     .openapi({ description: `${description}; at most 50` });
 
 /** One header line: RFC 5322 caps a line at 998 characters, and a CR or LF would start a header of the sender's choosing. */
-const subjectLine = z
+export const subjectLine = z
   .string()
   .trim()
   .min(1)
   .max(998)
   .regex(/^[^\r\n]*$/, "A subject is one line: no CR or LF");
 
-const messageBody = {
+export const messageBody = {
   text: z.string().max(100_000).optional().openapi({ description: "Plain-text body; derived from `html` when absent" }),
   html: z
     .string()
@@ -45,9 +45,9 @@ const messageBody = {
     .openapi({ description: "HTML body, sanitized before it is sent and stored (the text part is its alternative)" }),
 };
 
-const sentResponse = z.object({ conversation: conversationSchema, message: messageSchema });
+export const sentResponse = z.object({ conversation: conversationSchema, message: messageSchema });
 
-const sendingRules =
+export const sendingRules =
   "Sent through the Workers `send_email` binding as MIME (text and sanitized HTML alternative) with our `Message-ID` on the mailbox's domain, `List-Unsubscribe` (an https link with a signed 90-day token per recipient) and `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058). One of `text` and `html` must have content. A recipient who used an unsubscribe link of the organization is refused with 409 `recipient_unsubscribed` and nothing is sent. Members and above with inbox access `all`";
 
 export const composeConversation = defineOperation({
@@ -58,9 +58,9 @@ export const composeConversation = defineOperation({
   scope: "inbox:send",
   costUnits: costUnits.write,
   mcpTool: "inbox_conversations_compose",
-  mcpHints: { destructiveHint: true },
-  // A draft belongs to a conversation, and a new conversation exists only once its first message is sent.
-  mcpSendMode: { draftTool: null },
+  mcpHints: { destructiveHint: true, openWorldHint: true },
+  // Its draft is a draft of a new conversation (`POST /inbox/drafts`): the same fields, nothing sent.
+  mcpSendMode: { draftTool: "inbox_compose_drafts_create" },
   method: "post",
   path: "/inbox/conversations",
   request: {
@@ -97,7 +97,7 @@ export const sendMessage = defineOperation({
   scope: "inbox:send",
   costUnits: costUnits.write,
   mcpTool: "inbox_messages_send",
-  mcpHints: { destructiveHint: true },
+  mcpHints: { destructiveHint: true, openWorldHint: true },
   mcpSendMode: { draftTool: "inbox_drafts_save" },
   method: "post",
   path: "/inbox/conversations/{conversationId}/messages",

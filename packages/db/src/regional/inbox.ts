@@ -170,6 +170,30 @@ export const drafts = sqliteTable(
   (table) => [primaryKey({ columns: [table.conversationId, table.userId] })],
 );
 
+/**
+ * A draft of a new conversation (`/inbox/drafts`): the compose fields, kept before any conversation
+ * exists. `sendingUntil` is the claim of a send in progress (two concurrent sends send it once).
+ */
+export const composeDrafts = sqliteTable(
+  "compose_drafts",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    /** The user, app or agent who wrote it: the only one who sees it. */
+    authorId: text("author_id").notNull(),
+    mailbox: text("mailbox").notNull(),
+    toAddresses: text("to_addresses", { mode: "json" }).$type<string[]>().notNull(),
+    ccAddresses: text("cc_addresses", { mode: "json" }).$type<string[]>().notNull(),
+    subject: text("subject"),
+    text: text("text"),
+    html: text("html"),
+    sendingUntil: integer("sending_until"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [index("compose_drafts_author").on(table.authorId, table.workspaceId, table.createdAt, table.id)],
+);
+
 export const inboxViewVisibilities = ["personal", "workspace", "restricted"] as const;
 export const systemInboxViewKeys = ["inbox", "assigned_to_me", "closed"] as const;
 

@@ -35,14 +35,10 @@ const idempotencyKeyArgument = {
 
 export const sendModes = ["draft", "send"] as const;
 
-const sendModeArgument = (draftTool: string | null) => ({
+const sendModeArgument = (draftTool: string) => ({
   type: "string",
   enum: sendModes,
-  description: `Omitted: a preview of the message, nothing sent (confirmationRequired). \`send\`: sends it now. \`draft\`: ${
-    draftTool
-      ? `saves it as your draft of the conversation instead (as ${draftTool})`
-      : "refused, a new conversation has no draft until its first message is sent"
-  }.`,
+  description: `Omitted: a preview of the message, nothing sent (confirmationRequired). \`send\`: sends it now. \`draft\`: saves it as your draft instead, nothing sent (as ${draftTool}).`,
 });
 
 /** What a sending tool answers when called without `sendMode`: the message it would send, and nothing done. */
@@ -80,16 +76,15 @@ function routeTool(origin: string, operation: Operation & { mcpTool: string }, d
   };
   const { schema, path, query, body } = operationArguments(document, operation, extra);
   const result = operationResult(document, operation);
-  const draft = sendMode?.draftTool ? draftResult(sendMode.draftTool) : null;
+  const draft = sendMode ? draftResult(sendMode.draftTool) : null;
   const output = result && sendMode ? anyOfResults([result, ...(draft ? [draft] : []), previewResult]) : result;
-  const { title, readOnlyHint, destructiveHint, idempotentHint } = operation.mcpHints;
+  const { title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = operation.mcpHints;
   return {
     name: operation.mcpTool,
     operation,
     title,
     description: `${operation.route.description ?? title} (${operation.method.toUpperCase()} /api/v1${operation.path})`,
-    // Sending tools reach people outside the organization: the one open-world effect of the API.
-    annotations: { title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint: sendMode !== null },
+    annotations: { title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint },
     inputSchema: fromJsonSchema<ToolArguments>(schema),
     outputSchema: output ? fromJsonSchema(output) : undefined,
     placement: { path, query, body },

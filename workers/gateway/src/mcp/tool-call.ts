@@ -120,13 +120,17 @@ function preview(caller: McpCaller, tool: RouteTool, args: ToolArguments): CallT
   };
 }
 
-/** `sendMode: "draft"`: the arguments saved by the operation's draft tool, if it has one and it keeps them all. */
-function draftOf(caller: McpCaller, tool: RouteTool, args: ToolArguments): CallToolResult | Promise<CallToolResult> {
-  const draftTool = tool.operation.mcpSendMode?.draftTool;
-  const drafts = draftTool ? routeToolNamed(caller.origin, draftTool) : undefined;
+/** `sendMode: "draft"`: the arguments saved by the operation's draft tool, if it keeps them all. */
+function draftOf(
+  caller: McpCaller,
+  tool: RouteTool,
+  draftTool: string,
+  args: ToolArguments,
+): CallToolResult | Promise<CallToolResult> {
+  const drafts = routeToolNamed(caller.origin, draftTool);
+  if (!drafts) throw new Error(`No tool ${draftTool} to save drafts of ${tool.name} with`);
   const refuse = (message: string, details?: unknown) =>
     errorResult(errorBody(new ApiError("invalid_request", message, details), caller.call.requestId));
-  if (!drafts) return refuse(`${tool.name} keeps no drafts: call it without sendMode for a preview, or with "send"`);
   const accepted = new Set([...drafts.placement.path, ...drafts.placement.query, ...drafts.placement.body, "idempotencyKey"]);
   const dropped = Object.keys(args).filter((name) => !accepted.has(name));
   if (dropped.length > 0) {
@@ -142,9 +146,10 @@ function draftOf(caller: McpCaller, tool: RouteTool, args: ToolArguments): CallT
  * tool result with `isError` and the REST error body.
  */
 export function callRouteTool(caller: McpCaller, tool: RouteTool, args: ToolArguments): CallToolResult | Promise<CallToolResult> {
-  if (!tool.operation.mcpSendMode) return runRouteTool(caller, tool, args);
+  const sending = tool.operation.mcpSendMode;
+  if (!sending) return runRouteTool(caller, tool, args);
   const { sendMode, ...message } = args;
   if (sendMode === "send") return runRouteTool(caller, tool, message);
-  if (sendMode === "draft") return draftOf(caller, tool, message);
+  if (sendMode === "draft") return draftOf(caller, tool, sending.draftTool, message);
   return preview(caller, tool, message);
 }

@@ -61,6 +61,8 @@ export interface IncomingMessage {
   attachments: IncomingAttachment[];
   /** The conversation a reply sent from the API belongs to; otherwise threading decides. */
   conversationId?: string;
+  /** Statements that must hold exactly when the message is stored: written in its batch (a sent draft's deletion). */
+  alongside?: BatchItem<"sqlite">[];
 }
 
 export interface StoredMessage {
@@ -250,6 +252,7 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
     ),
   );
 
+  statements.push(...(input.alongside ?? []));
   try {
     const [first, ...rest] = statements;
     await db.batch([first as BatchItem<"sqlite">, ...rest]);

@@ -2,6 +2,7 @@ import { EmailMessage } from "cloudflare:email";
 import { ApiError, type Conversation, type Message, type operations, type Region, signUnsubscribeLink } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, desc, eq, inArray } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { requireRole, requireWorkspace, type WorkspaceAccess } from "../../../access";
 import type { Database, RegionEnv, ServiceContext } from "../../../env";
 import type { BodyOf } from "../../../inputs";
@@ -33,8 +34,9 @@ export const outboxOf = (env: RegionEnv): Outbox => ({
   contextSecret: env.GATEWAY_CONTEXT_SECRET,
 });
 
-interface Draft {
-  mailbox: { address: string; name: string };
+/** A message about to be sent, from a mailbox of its workspace. */
+export interface Outgoing {
+  mailbox: WorkspaceMailbox;
   workspaceId: string;
   to: string[];
   cc: string[];
@@ -44,12 +46,14 @@ interface Draft {
   inReplyTo: string | null;
   references: string[];
   conversationId?: string;
+  /** Statements written in the same D1 batch as the message (a sent draft's deletion). */
+  alongside?: BatchItem<"sqlite">[];
 }
 
 type Sent = { conversation: Conversation; message: Message };
 
 /** Sending needs a member (or an app or agent) who sees the whole inbox: record-scoped access only replies (see `reply`). */
-function requireSender(access: WorkspaceAccess, what: "compose" | "reply", hasLinkedRecords: boolean) {
+export function requireSender(access: WorkspaceAccess, what: "compose" | "reply", hasLinkedRecords: boolean) {
   requireRole(access, "member");
   if (access.inboxAccess === "all") return;
   if (access.inboxAccess === "record_reply" && what === "reply" && hasLinkedRecords) return;
@@ -70,18 +74,8 @@ export async function composeConversationOf(
   const { db, actor } = context;
   const { access } = await requireWorkspace(db, actor, body.workspaceId);
   requireSender(access, "compose", false);
-  const [mailbox] = await db
-    .select({ address: mailboxes.address, name: mailboxes.name })
-    .from(mailboxes)
-    .where(and(eq(mailboxes.address, body.mailbox.toLowerCase()), eq(mailboxes.workspaceId, body.workspaceId)))
-    .limit(1);
-  if (!mailbox) {
-    throw new ApiError("invalid_request", "The request is not valid; see details.", [
-      { path: "body.mailbox", message: "Not a mailbox of the workspace" },
-    ]);
-  }
   return send(context, outbox, {
-    mailbox,
+    mailbox: await workspaceMailbox(db, body.workspaceId, body.mailbox, "body.mailbox"),
     workspaceId: body.workspaceId,
     to: body.to,
     cc: body.cc ?? [],
@@ -91,6 +85,31 @@ export async function composeConversationOf(
     inReplyTo: null,
     references: [],
   });
+}
+
+export interface WorkspaceMailbox {
+  address: string;
+  name: string;
+}
+
+/** One of the workspace's mailboxes by address, or 400 naming `path` (the request field that named it). */
+export async function workspaceMailbox(
+  db: Database,
+  workspaceId: string,
+  address: string,
+  path: string,
+): Promise<WorkspaceMailbox> {
+  const [mailbox] = await db
+    .select({ address: mailboxes.address, name: mailboxes.name })
+    .from(mailboxes)
+    .where(and(eq(mailboxes.address, address.toLowerCase()), eq(mailboxes.workspaceId, workspaceId)))
+    .limit(1);
+  if (!mailbox) {
+    throw new ApiError("invalid_request", "The request is not valid; see details.", [
+      { path, message: "Not a mailbox of the workspace" },
+    ]);
+  }
+  return mailbox;
 }
 
 /** `POST /inbox/conversations/{id}/messages`: a reply from the conversation's mailbox, threaded to its latest message. */
@@ -158,18 +177,18 @@ function defaultRecipients(latest: MessageRow | undefined, latestInbound: Messag
  * message per recipient (each with its own unsubscribe link, all with our Message-ID), stores the
  * message once through `storeMessage` (outbound, `message.sent`), and keeps each raw MIME in R2.
  */
-async function send(context: ServiceContext, outbox: Outbox, draft: Draft): Promise<Sent> {
+export async function send(context: ServiceContext, outbox: Outbox, outgoing: Outgoing): Promise<Sent> {
   const { db, actor } = context;
-  const content = draft.html?.trim() ? sanitizedContent("html", draft.html, undefined) : null;
+  const content = outgoing.html?.trim() ? sanitizedContent("html", outgoing.html, undefined) : null;
   const html = content?.html || null;
-  const text = draft.text?.trim() ? draft.text : (content?.plain ?? "");
+  const text = outgoing.text?.trim() ? outgoing.text : (content?.plain ?? "");
   if (!text.trim() && !html) {
     throw new ApiError("invalid_request", "The request is not valid; see details.", [
       { path: "body.text", message: "A message needs a text or an HTML body" },
     ]);
   }
-  const to = unique(draft.to);
-  const cc = unique(draft.cc).filter((address) => !to.includes(address));
+  const to = unique(outgoing.to);
+  const cc = unique(outgoing.cc).filter((address) => !to.includes(address));
   const recipients = [...to, ...cc];
   const unsubscribed = await db
     .select({ address: unsubscribedAddresses.address })
@@ -183,7 +202,7 @@ async function send(context: ServiceContext, outbox: Outbox, draft: Draft): Prom
     });
   }
 
-  const domain = draft.mailbox.address.split("@")[1] as string;
+  const domain = outgoing.mailbox.address.split("@")[1] as string;
   const messageId = `${crypto.randomUUID()}@${domain}`;
   const sentAtMs = Date.now();
   const raws = new Map<string, string>();
@@ -194,46 +213,47 @@ async function send(context: ServiceContext, outbox: Outbox, draft: Draft): Prom
       sentAtMs,
     );
     const raw = outgoingMime({
-      from: draft.mailbox,
+      from: outgoing.mailbox,
       to,
       cc,
-      subject: draft.subject,
+      subject: outgoing.subject,
       text,
       html,
       messageId,
-      inReplyTo: draft.inReplyTo,
-      references: draft.references,
+      inReplyTo: outgoing.inReplyTo,
+      references: outgoing.references,
       unsubscribeUrl: `${outbox.publicOrigin}/api/v1/email/unsubscribe?token=${encodeURIComponent(token)}`,
     });
     // The local binding may answer with a Message-ID of its own; threading keeps ours, which is in the mail.
-    await outbox.sender.send(new EmailMessage(draft.mailbox.address, recipient, raw));
+    await outbox.sender.send(new EmailMessage(outgoing.mailbox.address, recipient, raw));
     raws.set(recipient, raw);
   }
 
   const stored = await storeMessage(
     db,
     {
-      mailbox: draft.mailbox.address,
+      mailbox: outgoing.mailbox.address,
       direction: "outbound",
       messageId,
-      inReplyTo: draft.inReplyTo,
-      references: draft.references,
-      from: { email: draft.mailbox.address, name: draft.mailbox.name },
+      inReplyTo: outgoing.inReplyTo,
+      references: outgoing.references,
+      from: { email: outgoing.mailbox.address, name: outgoing.mailbox.name },
       to: to.map((email) => ({ email, name: null })),
       cc: cc.map((email) => ({ email, name: null })),
-      subject: draft.subject,
+      subject: outgoing.subject,
       text,
       html,
       sentAtMs,
       attachments: [],
-      ...(draft.conversationId ? { conversationId: draft.conversationId } : {}),
+      ...(outgoing.conversationId ? { conversationId: outgoing.conversationId } : {}),
+      ...(outgoing.alongside ? { alongside: outgoing.alongside } : {}),
     },
     actor.actor,
   );
   await Promise.all(
     [...raws].map(([recipient, raw]) => outbox.bucket.put(sentMimeKey(stored.messageId, recipient), raw, mimeMetadata)),
   );
-  return sentResponse(db, draft.workspaceId, stored.conversationId, stored.messageId);
+  return sentResponse(db, outgoing.workspaceId, stored.conversationId, stored.messageId);
 }
 
 const mimeMetadata = { httpMetadata: { contentType: "message/rfc822" } };
