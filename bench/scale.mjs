@@ -6,6 +6,7 @@
 //   npm run bench -- --only=scale [--quick]
 import http from "node:http";
 import { regionShards } from "../packages/contracts/src/shards.ts";
+import { organizationDatabase } from "../scripts/lib/stack.mjs";
 import { load } from "./load.mjs";
 
 /** A seeded generator (mulberry32): the same tenants, sizes and request sequence on every run. */
@@ -60,7 +61,7 @@ function request(agent, url, { method = "GET", headers = {}, body } = {}) {
  */
 async function createTenants(stack, createTenant, { tenants, next }) {
   const controlDb = await stack.mf.getD1Database("CONTROL_DB", "crm-gateway");
-  const shardDb = (region, shard) => stack.mf.getD1Database(`DB_${shard}`, `crm-api-${region}`);
+  const shardDb = (region, shard) => organizationDatabase(stack, { region, shard });
   const ranks = Array.from({ length: tenants }, (_, index) => index + 1).sort(() => next() - 0.5);
   const created = [];
   for (const rank of ranks) {
@@ -148,7 +149,7 @@ async function shardFigures(stack) {
   const figures = [];
   for (const [region, count] of Object.entries(regionShards)) {
     for (let shard = 1; shard <= count; shard++) {
-      const db = await stack.mf.getD1Database(`DB_${shard}`, `crm-api-${region}`);
+      const db = await organizationDatabase(stack, { region, shard });
       const records = (await db.prepare("select count(*) as n from records").first()).n;
       const values = (await db.prepare("select count(*) as n from record_values").first()).n;
       const { meta } = await db.prepare("select 1").run();

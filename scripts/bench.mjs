@@ -407,23 +407,7 @@ async function webhooksSection(stack, auth) {
   const created = performance.now();
   const endToEnd = eventCount / (((await delivered) - started) / 1000);
 
-  const bare = new Webhook(secret);
-  receiver.useSecret(secret);
-  const bareStarted = performance.now();
-  const bareDelivered = receiver.until(eventCount);
-  await run(eventCount, 8, async (i) => {
-    const id = `msg_bare_${i}`;
-    const now = new Date();
-    const payload = JSON.stringify({ type: "record.created", data: { id: `rec_${i}` } });
-    const headers = {
-      "content-type": "application/json",
-      "webhook-id": id,
-      "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
-      "webhook-signature": bare.sign(id, now, payload),
-    };
-    await fetch(`${receiver.url}/hook`, { method: "POST", headers, body: payload });
-  });
-  const bareRate = eventCount / (((await bareDelivered) - bareStarted) / 1000);
+  const bareRate = await bareLoop(receiver, secret, eventCount);
   console.log(`creations: ${Math.round(eventCount / ((created - started) / 1000))}/s at c=8; signature failures at the receiver: ${receiver.failures}
 end to end (first creation to last verified delivery): ${Math.round(endToEnd)} events/s
 bare loop (sign + post from Node, c=8): ${Math.round(bareRate)} events/s
@@ -463,8 +447,8 @@ async function bareLoop(receiver, secret, count) {
  * write's dispatch through both Queues, the lanes, signing and POST to the verifying receiver.
  */
 async function outboxDrain(stack, { receiver, secret, support, people }) {
-  const db = await stack.mf.getD1Database("DB", "crm-api-us");
   const acme = stack.demo.organizations[0];
+  const db = await organizationDatabase(stack, acme);
   const now = Date.now();
   const sequence = `with recursive seq(n) as (select 0 union all select n + 1 from seq where n < ${drainCount - 1})`;
   await db
