@@ -22,8 +22,27 @@ function keyBytes(secret: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(binary, (char) => char.charCodeAt(0));
 }
 
+/**
+ * Imported signing keys by secret, so that a busy subscription's deliveries do not import the same key
+ * each time. Bounded: the oldest goes when a region's isolate has seen more subscriptions than this.
+ */
+const signingKeys = new Map<string, Promise<CryptoKey>>();
+const maxSigningKeys = 1_000;
+
+function signingKey(secret: string): Promise<CryptoKey> {
+  let key = signingKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", keyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    if (signingKeys.size >= maxSigningKeys) signingKeys.delete(signingKeys.keys().next().value as string);
+    signingKeys.set(secret, key);
+    // A secret that cannot be imported is not kept: the next delivery tries (and reports) again.
+    key.catch(() => signingKeys.delete(secret));
+  }
+  return key;
+}
+
 async function sign(secret: string, content: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", keyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await signingKey(secret);
   const signature = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(content)));
   let binary = "";
   for (const byte of signature) binary += String.fromCharCode(byte);

@@ -30,7 +30,11 @@ export const everyShard = (env: RegionEnv): ShardDatabase[] => shardsOf(env.REGI
  */
 export function batchesByShard<Body extends { shard: number }>(batch: MessageBatch<Body>): [number, MessageBatch<Body>][] {
   const byShard = new Map<number, Message<Body>[]>();
-  for (const message of batch.messages) byShard.set(message.body.shard, [...(byShard.get(message.body.shard) ?? []), message]);
+  for (const message of batch.messages) {
+    const part = byShard.get(message.body.shard);
+    if (part) part.push(message);
+    else byShard.set(message.body.shard, [message]);
+  }
   return [...byShard].map(([shard, messages]) => [
     shard,
     {

@@ -1,5 +1,5 @@
 import { newId, regional } from "@crm/db";
-import { runBatch } from "../../batch";
+import { insertRowsAsJson, runBatch } from "../../batch";
 import type { Database, RegionEnv } from "../../env";
 import type { DeliveryMessage } from "./messages";
 import { sendInBatches } from "./queue-batches";
@@ -9,33 +9,42 @@ const { webhookAttempts } = regional;
 /** A Queue message can be delayed by 12 h at most; longer waits are made of several hops. */
 const maxQueueDelaySeconds = 43_200;
 
-type Env = Pick<RegionEnv, "DELIVERIES" | "WEBHOOK_BURST" | "WEBHOOK_ENDPOINTS">;
+export type DeliveryEnv = Pick<RegionEnv, "DELIVERIES" | "WEBHOOK_BURST" | "WEBHOOK_ENDPOINTS">;
 
 const groupBy = <Item>(items: Item[], key: (item: Item) => string) => {
   const groups = new Map<string, Item[]>();
-  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
   return groups;
 };
 
 const payloadSize = (message: DeliveryMessage) => message.payload.length * 3;
 
 /**
- * Deliveries consumer. It never waits on a receiver: it applies each workspace's burst limit (one
- * reservation per workspace and batch; a delivery over it is given its later slot once, recorded
- * as `rate_limited`, and queued again for then) and hands the rest to their subscriptions' lanes
- * (`WebhookEndpoint`, one call per subscription and batch), which keep and send them. The batch is
- * acknowledged once all of that is done; a failure redelivers it whole, and a lane ignores a
- * delivery it already holds.
+ * Hands deliveries to their subscriptions' lanes, never waiting on a receiver. It applies each
+ * workspace's burst limit (one reservation per workspace; a delivery over it is given its later
+ * slot once, recorded as `rate_limited`, and queued on the deliveries Queue for then) and passes
+ * the rest to their lanes (`WebhookEndpoint`, one call per subscription), which keep and send them.
+ * Resolves once all of that is stored; a caller that fails and runs again is harmless, since a lane
+ * ignores a delivery it already holds. The events consumer routes an event's first deliveries this
+ * way directly; the deliveries consumer routes what comes back from the Queue.
  */
-export async function deliverBatch(db: Database, env: Env, batch: MessageBatch<DeliveryMessage>): Promise<void> {
-  const now = Date.now();
+export async function routeDeliveries(
+  db: Database,
+  env: DeliveryEnv,
+  messages: DeliveryMessage[],
+  now = Date.now(),
+): Promise<void> {
   const requeued: { body: DeliveryMessage; delaySeconds: number }[] = [];
   const admitted: DeliveryMessage[] = [];
   const unreserved: DeliveryMessage[] = [];
-  for (const { body } of batch.messages) {
-    if (body.notBefore > now + 1000) requeued.push(later(body, body.notBefore, now));
-    else if (body.burstSlot) admitted.push(body);
-    else unreserved.push(body);
+  for (const message of messages) {
+    if (message.notBefore > now + 1000) requeued.push(later(message, message.notBefore, now));
+    else if (message.burstSlot) admitted.push(message);
+    else unreserved.push(message);
   }
   const holds: DeliveryMessage[] = [];
   await Promise.all(
@@ -53,27 +62,38 @@ export async function deliverBatch(db: Database, env: Env, batch: MessageBatch<D
       }
     }),
   );
-  await runBatch(
-    db,
-    holds.map((message) =>
-      db.insert(webhookAttempts).values({
-        id: newId("att", now),
-        deliveryId: message.deliveryId,
-        webhookId: message.webhookId,
-        eventId: message.eventId,
-        eventType: message.eventType,
-        attempt: message.attempt,
-        status: "rate_limited",
-        nextAttemptAt: message.notBefore,
-        createdAt: now,
-      }),
-    ),
-  );
+  if (holds.length > 0)
+    await runBatch(db, [
+      insertRowsAsJson(
+        db,
+        webhookAttempts,
+        holds.map((message) => ({
+          id: newId("att", now),
+          deliveryId: message.deliveryId,
+          webhookId: message.webhookId,
+          eventId: message.eventId,
+          eventType: message.eventType,
+          attempt: message.attempt,
+          status: "rate_limited" as const,
+          nextAttemptAt: message.notBefore,
+          createdAt: now,
+        })),
+      ),
+    ]);
   await sendInBatches(env.DELIVERIES, requeued, payloadSize);
   await Promise.all(
     [...groupBy(admitted, (message) => message.webhookId)].map(([webhookId, messages]) =>
       env.WEBHOOK_ENDPOINTS.get(env.WEBHOOK_ENDPOINTS.idFromName(webhookId)).accept(messages),
     ),
+  );
+}
+
+/** Deliveries consumer: what the burst limit held back comes back here when its slot is due. Acknowledged once routed. */
+export async function deliverBatch(db: Database, env: DeliveryEnv, batch: MessageBatch<DeliveryMessage>): Promise<void> {
+  await routeDeliveries(
+    db,
+    env,
+    batch.messages.map((message) => message.body),
   );
   batch.ackAll();
 }

@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { newId, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { runBatch } from "../../batch";
+import { insertRowsAsJson, runBatch } from "../../batch";
 import type { Database, RegionEnv } from "../../env";
 import { shardDatabase } from "../../shards";
 import { type AttemptResult, attemptDelivery, defaultTimeoutMs, isEndpointFailure } from "./attempt";
@@ -15,14 +15,25 @@ type WebhookRow = typeof webhooks.$inferSelect;
 
 /** Deliveries of one subscription out at once: a slow or hanging endpoint holds at most this many connections. */
 export const laneConcurrency = 8;
-/** A delivery out this long past its timeout was lost with an evicted object: it goes again. */
-const leaseMarginMs = 10_000;
+/**
+ * While deliveries are out, an alarm stands this long past their timeout: should the object be
+ * evicted meanwhile (a deploy, a crash), it wakes and sends them again (they are still due in its
+ * storage). A delivery whose outcome could not be written also goes again after this long.
+ */
+const resendMarginMs = 10_000;
 /** The subscription is read again after this long: a deletion or deactivation stops deliveries within a second. */
 const subscriptionFreshMs = 1_000;
-/** At most this many statements per D1 batch of attempt rows. */
-const maxStatementsPerWrite = 100;
+/** Due deliveries read from storage at a time while the breaker is closed. */
+const readAhead = 100;
+/** At most this many attempt rows per D1 write (one statement, however many rows). */
+const maxAttemptsPerWrite = 500;
+/**
+ * A write waits this long for more attempt rows to join it: a busy lane then writes tens of rows per
+ * D1 call instead of one or two, and D1 calls, not rows, are what a write costs.
+ */
+const gatherMs = 50;
 
-/** A delivery the lane keeps until it ends: due at `run_at` (or leased until then while out); `held` while the breaker is open. */
+/** A delivery the lane keeps until it ends, due at `run_at`; `held` while the breaker is open. */
 interface LaneRow extends Record<string, SqlStorageValue> {
   delivery_id: string;
   message: string;
@@ -39,14 +50,16 @@ export interface EndpointHealth {
   nextAttemptAt: number | null;
 }
 
-/** Statements waiting for the next D1 batch, and who waits for them. */
+/** Attempt rows (and any other statements) waiting for the next D1 batch, and who waits for them. */
 interface PendingWrite {
+  attempts: AttemptRow[];
   statements: BatchItem<"sqlite">[];
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
-type Attempt = Omit<typeof webhookAttempts.$inferInsert, "id" | "createdAt">;
+type AttemptRow = typeof webhookAttempts.$inferInsert;
+type Attempt = Omit<AttemptRow, "id" | "createdAt">;
 
 /**
  * The lane of one subscription (docs/webhooks.md): the deliveries Queue hands it its deliveries and
@@ -62,6 +75,14 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
   readonly #schedule: number[];
   #breaker: BreakerState;
   #inFlight = 0;
+  /**
+   * Deliveries taken from storage and not yet concluded (out, or their outcome being written). They
+   * stay due in storage, so claiming writes nothing; claims skip them instead.
+   */
+  #outstanding = new Set<string>();
+  /** Due deliveries read ahead (outstanding, not yet sent): one storage read serves many sends. */
+  #ready: LaneRow[] = [];
+  #pumpScheduled = false;
   /** The alarm this object set last (null once it fired): saves a storage write per delivery. */
   #alarmAt: number | null = null;
   #subscription: { row: WebhookRow | undefined; at: number } | null = null;
@@ -99,14 +120,11 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
 
   /** Takes deliveries over (a repeat of one it already holds is ignored) and starts what it can. */
   accept(messages: DeliveryMessage[]): void {
-    for (const message of messages) {
-      this.ctx.storage.sql.exec(
-        "insert or ignore into deliveries (delivery_id, message, run_at) values (?, ?, ?)",
-        message.deliveryId,
-        JSON.stringify(message),
-        message.notBefore,
-      );
-    }
+    // One statement for the whole batch: the messages as one JSON array, each row's message its element's text.
+    this.ctx.storage.sql.exec(
+      "insert or ignore into deliveries (delivery_id, message, run_at) select value ->> 'deliveryId', value, value ->> 'notBefore' from json_each(?)",
+      JSON.stringify(messages),
+    );
     this.#pump();
   }
 
@@ -127,12 +145,27 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     this.#pump();
   }
 
+  /**
+   * A pump once the answers that arrived together are all in: the slots they free are filled by one
+   * claim, not one claim (and one storage commit) each.
+   */
+  #pumpSoon(): void {
+    if (this.#pumpScheduled) return;
+    this.#pumpScheduled = true;
+    setTimeout(() => {
+      this.#pumpScheduled = false;
+      this.#pump();
+    }, 0);
+  }
+
   /** Starts what the breaker allows now, and wakes the lane when the next delivery is due. */
   #pump(): void {
     const now = Date.now();
     const mode = breakerMode(this.#breaker, now);
+    // Read ahead only while the breaker is closed: otherwise what is due is held back or waits for the probe.
+    if (mode !== "closed") this.#dropReady();
     if (mode === "closed") {
-      for (const row of this.#claim(now, laneConcurrency - this.#inFlight)) void this.#attempt(row, false);
+      for (const row of this.#next(now, laneConcurrency - this.#inFlight)) void this.#attempt(row, false);
     } else if (mode === "probe") {
       const [row] = this.#claim(now, 1);
       if (row) {
@@ -147,29 +180,61 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
   }
 
   /**
-   * Leases up to `count` due deliveries: a lane evicted while they are out sends them again once the
-   * lease ends. A leased delivery is no longer `held`, so closing the breaker does not send it twice.
+   * Takes up to `count` due deliveries that are not already outstanding. A read, not a write: a
+   * storage write per delivery (a commit each) was the lane's largest cost.
    */
   #claim(now: number, count: number): LaneRow[] {
     if (count <= 0) return [];
-    return this.ctx.storage.sql
+    const rows = this.ctx.storage.sql
       .exec<LaneRow>(
-        "update deliveries set run_at = ?, held = 0 where delivery_id in (select delivery_id from deliveries where run_at <= ? order by run_at limit ?) returning *",
-        now + this.#timeoutMs + leaseMarginMs,
+        "select * from deliveries where run_at <= ? and delivery_id not in (select value from json_each(?)) order by run_at limit ?",
         now,
+        JSON.stringify([...this.#outstanding]),
         count,
       )
       .toArray();
+    for (const row of rows) this.#outstanding.add(row.delivery_id);
+    return rows;
+  }
+
+  /** The next `count` due deliveries to send, from those read ahead, reading up to `readAhead` more when short. */
+  #next(now: number, count: number): LaneRow[] {
+    if (count <= 0) return [];
+    if (this.#ready.length < count) this.#ready.push(...this.#claim(now, readAhead));
+    return this.#ready.splice(0, count);
+  }
+
+  /** Forgets what was read ahead: it is still due in storage. */
+  #dropReady(): void {
+    for (const row of this.#ready) this.#settle(row);
+    this.#ready = [];
+  }
+
+  /** The delivery is concluded (or given up on for now): claims may take it again if it is still due. */
+  #settle(row: LaneRow): void {
+    this.#outstanding.delete(row.delivery_id);
+  }
+
+  /** Its outcome could not be written: it goes again after a while, not in a tight loop. */
+  #resendLater(row: LaneRow): void {
+    this.ctx.storage.sql.exec(
+      "update deliveries set run_at = ? where delivery_id = ?",
+      Date.now() + resendMarginMs,
+      row.delivery_id,
+    );
   }
 
   /**
-   * The alarm is set for the next delivery that is not yet due: deliveries due now but waiting for a
-   * free connection or a probe's outcome are started when an attempt ends.
+   * The alarm is set for the next delivery that is not yet due, or, while deliveries are outstanding,
+   * for the time they would be sent again after an eviction, whichever comes first. Deliveries due
+   * now but waiting for a free connection or a probe's outcome are started when an attempt ends.
    */
   async #wakeAt(now: number): Promise<void> {
-    const { at } = this.ctx.storage.sql
-      .exec<{ at: number | null }>("select min(run_at) as at from deliveries where run_at > ?", now)
+    const { next } = this.ctx.storage.sql
+      .exec<{ next: number | null }>("select min(run_at) as next from deliveries where run_at > ?", now)
       .one();
+    const resend = this.#outstanding.size > 0 ? now + this.#timeoutMs + resendMarginMs : null;
+    const at = next === null || resend === null ? (next ?? resend) : Math.min(next, resend);
     // An earlier alarm still to come is kept: firing early only runs the pump, which sets the next one.
     if (at === null || (this.#alarmAt !== null && this.#alarmAt > now && this.#alarmAt <= at)) return;
     this.#alarmAt = at;
@@ -200,7 +265,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       if (!sending) return;
       sending = false;
       this.#inFlight--;
-      this.#pump();
+      this.#pumpSoon();
     };
     try {
       const message = this.#messageOf(row);
@@ -230,11 +295,13 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       release();
       await this.#conclude(row, message, webhook, result, now);
     } catch (error) {
-      // The row stays leased and goes again when the lease ends; a probe that did not conclude lets the next one go.
+      // The delivery goes again a little later; a probe that did not conclude lets the next one go.
+      this.#resendLater(row);
       if (probe && this.#breaker.probing) this.#setBreaker({ ...this.#breaker, probing: false });
       console.error(JSON.stringify({ message: "webhook delivery failed to conclude", error: String(error) }));
     } finally {
       release();
+      this.#settle(row);
     }
   }
 
@@ -251,13 +318,15 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       return;
     }
     if (result.status === 410) {
-      await this.#record([
-        this.#attemptRow({ ...attempt, status: "failed", error: "The receiver answered 410 Gone: subscription disabled" }, now),
-        this.#db
-          .update(webhooks)
-          .set({ isActive: false, disabledReason: "gone", updatedAt: now })
-          .where(eq(webhooks.id, webhook.id)),
-      ]);
+      await this.#record(
+        [this.#attemptRow({ ...attempt, status: "failed", error: "The receiver answered 410 Gone: subscription disabled" }, now)],
+        [
+          this.#db
+            .update(webhooks)
+            .set({ isActive: false, disabledReason: "gone", updatedAt: now })
+            .where(eq(webhooks.id, webhook.id)),
+        ],
+      );
       this.#subscription = null;
       this.#forget(row);
       return;
@@ -281,7 +350,10 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
         Date.now(),
       );
     } catch (error) {
+      this.#resendLater(row);
       console.error(JSON.stringify({ message: "webhook delivery failed to conclude", error: String(error) }));
+    } finally {
+      this.#settle(row);
     }
   }
 
@@ -328,8 +400,8 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     };
   }
 
-  #attemptRow(attempt: Attempt, now: number): BatchItem<"sqlite"> {
-    return this.#db.insert(webhookAttempts).values({ id: newId("att", now), createdAt: now, ...attempt });
+  #attemptRow(attempt: Attempt, now: number): AttemptRow {
+    return { id: newId("att", now), createdAt: now, ...attempt };
   }
 
   /** The subscription as of at most a second ago; one read at a time. */
@@ -347,10 +419,13 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     return this.#loading;
   }
 
-  /** Writes statements in the next D1 batch: one batch is written at a time, and the next gathers what came meanwhile. */
-  #record(statements: BatchItem<"sqlite">[]): Promise<void> {
+  /**
+   * Writes attempt rows (and statements) in the next D1 batch: one batch is written at a time, and
+   * the next gathers what came meanwhile, its attempt rows as a single statement.
+   */
+  #record(attempts: AttemptRow[], statements: BatchItem<"sqlite">[] = []): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#writes.push({ statements, resolve, reject });
+      this.#writes.push({ attempts, statements, resolve, reject });
       if (!this.#writing) void this.#write();
     });
   }
@@ -358,18 +433,23 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
   async #write(): Promise<void> {
     this.#writing = true;
     while (this.#writes.length > 0) {
+      await scheduler.wait(gatherMs);
       const writes: PendingWrite[] = [];
-      let statements = 0;
-      while (this.#writes.length > 0 && statements < maxStatementsPerWrite) {
+      let attempts = 0;
+      while (this.#writes.length > 0 && attempts < maxAttemptsPerWrite) {
         const write = this.#writes.shift() as PendingWrite;
         writes.push(write);
-        statements += write.statements.length;
+        attempts += write.attempts.length;
       }
       try {
-        await runBatch(
-          this.#db,
-          writes.flatMap((write) => write.statements),
-        );
+        await runBatch(this.#db, [
+          insertRowsAsJson(
+            this.#db,
+            webhookAttempts,
+            writes.flatMap((write) => write.attempts),
+          ),
+          ...writes.flatMap((write) => write.statements),
+        ]);
         for (const write of writes) write.resolve();
       } catch (error) {
         for (const write of writes) write.reject(error);

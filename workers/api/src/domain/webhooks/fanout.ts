@@ -1,8 +1,8 @@
 import { regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
-import type { Database, RegionEnv } from "../../env";
+import type { Database } from "../../env";
+import { type DeliveryEnv, routeDeliveries } from "./deliver";
 import type { DeliveryMessage, EventMessage } from "./messages";
-import { sendInBatches } from "./queue-batches";
 
 const { webhooks } = regional;
 
@@ -15,10 +15,11 @@ export async function deliveryId(eventId: string, webhookId: string): Promise<st
 /**
  * Events consumer: each event becomes one delivery message per active subscription of its
  * workspace that existed when the change happened and whose filters match, event type and
- * object type both, before anything is sent. The batch's deliveries are queued together and the
- * batch acknowledged after: a crash before that redelivers the events, and their deliveries keep their ids.
+ * object type both, before anything is sent. The batch's deliveries go straight to their lanes
+ * (through the burst limit, `routeDeliveries`), not through another Queue hop, and the batch is
+ * acknowledged after: a crash before that redelivers the events, and their deliveries keep their ids.
  */
-export async function fanOut(db: Database, env: Pick<RegionEnv, "DELIVERIES">, batch: MessageBatch<EventMessage>): Promise<void> {
+export async function fanOut(db: Database, env: DeliveryEnv, batch: MessageBatch<EventMessage>): Promise<void> {
   // One lookup per workspace per batch: events of a busy workspace arrive together.
   const byWorkspace = new Map<string, Promise<(typeof webhooks.$inferSelect)[]>>();
   const deliveries: DeliveryMessage[] = [];
@@ -26,10 +27,12 @@ export async function fanOut(db: Database, env: Pick<RegionEnv, "DELIVERIES">, b
     const event = message.body;
     let lookup = byWorkspace.get(event.workspaceId);
     if (!lookup) {
+      // `.all()` runs the query once: a query builder is a thenable that runs again on every `await`.
       lookup = db
         .select()
         .from(webhooks)
-        .where(and(eq(webhooks.workspaceId, event.workspaceId), eq(webhooks.isActive, true)));
+        .where(and(eq(webhooks.workspaceId, event.workspaceId), eq(webhooks.isActive, true)))
+        .all();
       byWorkspace.set(event.workspaceId, lookup);
     }
     const subscriptions = await lookup;
@@ -55,10 +58,6 @@ export async function fanOut(db: Database, env: Pick<RegionEnv, "DELIVERIES">, b
     );
     deliveries.push(...eventDeliveries);
   }
-  await sendInBatches(
-    env.DELIVERIES,
-    deliveries.map((body) => ({ body })),
-    (body) => body.payload.length * 3,
-  );
+  await routeDeliveries(db, env, deliveries);
   batch.ackAll();
 }
