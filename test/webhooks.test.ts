@@ -248,7 +248,11 @@ describe("deliveries", () => {
     expect(new Set(requests.map((request) => request.headers["webhook-id"])).size).toBe(1);
     const gap = Number((requests[2] as unknown as { at: number }).at) - Number((requests[1] as unknown as { at: number }).at);
     expect(gap).toBeGreaterThanOrEqual(1900);
-    const deliveries = await expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key });
+    // The lane writes attempt rows in gathered batches, moments after the receiver answered.
+    const deliveries = await eventually(
+      () => expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key }),
+      (result) => result.statistics.delivered === 1,
+    );
     expect(deliveries.data.map((attempt) => [attempt.attempt, attempt.status, attempt.responseStatus])).toEqual([
       [3, "delivered", 200],
       [2, "retrying", 429],

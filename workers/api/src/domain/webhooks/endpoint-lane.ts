@@ -50,10 +50,14 @@ export interface EndpointHealth {
   nextAttemptAt: number | null;
 }
 
-/** Attempt rows (and any other statements) waiting for the next D1 batch, and who waits for them. */
+/**
+ * Attempt rows (and any other statements) waiting for the next D1 batch, and who waits for them;
+ * `ended` is the delivery they conclude, which the lane forgets once they are written.
+ */
 interface PendingWrite {
   attempts: AttemptRow[];
   statements: BatchItem<"sqlite">[];
+  ended: LaneRow | undefined;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -154,12 +158,16 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     this.#pumpScheduled = true;
     setTimeout(() => {
       this.#pumpScheduled = false;
-      this.#pump();
+      this.#pump({ scheduleChanged: false });
     }, 0);
   }
 
-  /** Starts what the breaker allows now, and wakes the lane when the next delivery is due. */
-  #pump(): void {
+  /**
+   * Starts what the breaker allows now, and wakes the lane when the next delivery is due. After an
+   * attempt ends (`scheduleChanged: false`) no future delivery appeared (a retry sets its own alarm),
+   * so the alarm is looked at only if none stands early enough to resend what is outstanding.
+   */
+  #pump({ scheduleChanged } = { scheduleChanged: true }): void {
     const now = Date.now();
     const mode = breakerMode(this.#breaker, now);
     // Read ahead only while the breaker is closed: otherwise what is due is held back or waits for the probe.
@@ -176,7 +184,9 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       // Due while the breaker is open: not sent, counted as the attempt, and back after the probe.
       for (const row of this.#claim(now, 100)) void this.#holdBack(row);
     }
-    void this.#wakeAt(now);
+    const resendCovered =
+      this.#alarmAt !== null && this.#alarmAt > now && this.#alarmAt <= now + this.#timeoutMs + resendMarginMs;
+    if (scheduleChanged || !resendCovered) void this.#wakeAt(now);
   }
 
   /**
@@ -222,6 +232,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       Date.now() + resendMarginMs,
       row.delivery_id,
     );
+    void this.#wakeAt(Date.now());
   }
 
   /**
@@ -313,22 +324,23 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       durationMs: result.durationMs,
     };
     if (result.status !== null && result.status >= 200 && result.status < 300) {
-      await this.#record([this.#attemptRow({ ...attempt, status: "delivered" }, now)]);
-      this.#forget(row);
+      await this.#record([this.#attemptRow({ ...attempt, status: "delivered" }, now)], { ended: row });
       return;
     }
     if (result.status === 410) {
       await this.#record(
         [this.#attemptRow({ ...attempt, status: "failed", error: "The receiver answered 410 Gone: subscription disabled" }, now)],
-        [
-          this.#db
-            .update(webhooks)
-            .set({ isActive: false, disabledReason: "gone", updatedAt: now })
-            .where(eq(webhooks.id, webhook.id)),
-        ],
+        {
+          statements: [
+            this.#db
+              .update(webhooks)
+              .set({ isActive: false, disabledReason: "gone", updatedAt: now })
+              .where(eq(webhooks.id, webhook.id)),
+          ],
+          ended: row,
+        },
       );
       this.#subscription = null;
-      this.#forget(row);
       return;
     }
     await this.#retryOrFail(row, message, { ...attempt, error: result.error }, result.retryAfterSeconds ?? 0, now);
@@ -423,9 +435,12 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
    * Writes attempt rows (and statements) in the next D1 batch: one batch is written at a time, and
    * the next gathers what came meanwhile, its attempt rows as a single statement.
    */
-  #record(attempts: AttemptRow[], statements: BatchItem<"sqlite">[] = []): Promise<void> {
+  #record(
+    attempts: AttemptRow[],
+    { statements = [], ended }: { statements?: BatchItem<"sqlite">[]; ended?: LaneRow } = {},
+  ): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#writes.push({ attempts, statements, resolve, reject });
+      this.#writes.push({ attempts, statements, ended, resolve, reject });
       if (!this.#writing) void this.#write();
     });
   }
@@ -450,6 +465,12 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
           ),
           ...writes.flatMap((write) => write.statements),
         ]);
+        // What the batch concluded leaves the lane's storage in one statement (a storage write each was a commit each).
+        const ended = writes.flatMap((write) => (write.ended ? [write.ended.delivery_id] : []));
+        this.ctx.storage.sql.exec(
+          "delete from deliveries where delivery_id in (select value from json_each(?))",
+          JSON.stringify(ended),
+        );
         for (const write of writes) write.resolve();
       } catch (error) {
         for (const write of writes) write.reject(error);
