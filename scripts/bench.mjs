@@ -14,6 +14,7 @@ import { Webhook } from "standardwebhooks";
 import { benchAccessToken } from "../bench/access-token.mjs";
 import { load } from "../bench/load.mjs";
 import { startReceiver } from "../bench/receiver.mjs";
+import { alternatingRounds } from "../bench/rounds.mjs";
 import { scaleSection } from "../bench/scale.mjs";
 import { buildDir, buildWorkers, organizationDatabase, startStack } from "./lib/stack.mjs";
 
@@ -136,30 +137,19 @@ async function oauthSection(stack, auth) {
     if (response.status !== 200) throw new Error(`GET /workspaces answered ${response.status} before the run`);
   }
   const rounds = 10;
-  const roundMs = durationMs / rounds;
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   console.log(
-    `\nOAuth access token vs API key, GET /workspaces (${rounds} alternating rounds of ${roundMs / 1000} s each, medians, ${new Date().toISOString()})\n`,
+    `\nOAuth access token vs API key, GET /workspaces (${rounds} alternating rounds of ${durationMs / rounds / 1000} s each, medians, ${new Date().toISOString()})\n`,
   );
   console.log(header);
   const ratios = {};
   for (const connections of [1, 32]) {
-    const runs = { key: [], jwt: [] };
-    for (let round = 0; round < rounds; round++) {
-      runs.key.push(await load(url, { connections, durationMs: roundMs, headers: auth, warmupMs: 200 }));
-      runs.jwt.push(await load(url, { connections, durationMs: roundMs, headers: jwt, warmupMs: 200 }));
-    }
-    for (const [credential, name] of [
-      ["key", "API key"],
-      ["jwt", "OAuth JWT (ES256)"],
-    ]) {
-      const figure = Object.fromEntries(
-        ["rps", "p50", "p99"].map((metric) => [metric, median(runs[credential].map((run) => run[metric]))]),
-      );
-      console.log(row(`${name}, c=${connections}`, figure));
-    }
-    const perRound = (metric) => median(runs.jwt.map((run, round) => run[metric] / runs.key[round][metric]));
-    ratios[connections] = { p50: perRound("p50"), rps: perRound("rps") };
+    const measured = await alternatingRounds(
+      { key: { url, headers: auth }, jwt: { url, headers: jwt } },
+      { connections, durationMs, rounds },
+    );
+    console.log(row(`API key, c=${connections}`, measured.figure("key")));
+    console.log(row(`OAuth JWT (ES256), c=${connections}`, measured.figure("jwt")));
+    ratios[connections] = { p50: measured.ratio("jwt", "key", "p50"), rps: measured.ratio("jwt", "key", "rps") };
   }
   console.log(`
 JWT p50 / key p50 at c=1 (median of rounds): ${ratios[1].p50.toFixed(2)} (target <= 1.1)
@@ -227,14 +217,18 @@ async function recordsSection(stack, auth) {
   const base = (path) => new URL(`/api/v1${path}`, stack.url).href;
   console.log(`\nRecords: ${recordCount} deals in one workspace (seeded in ${seededMs} ms), ${durationMs / 1000} s per figure\n`);
   console.log(header);
-  const get = await load(base(`/records/rec_bench${String(Math.floor(recordCount / 2)).padStart(8, "0")}`), {
-    connections: 1,
-    durationMs,
-    headers: auth,
-  });
-  console.log(row("GET /records/{id}, c=1", get));
-  const workspaces = await load(base("/workspaces"), { connections: 1, durationMs, headers: auth });
-  console.log(row("GET /workspaces (one read, the pipeline's baseline), c=1", workspaces));
+  // The read and its baseline alternate: right after a bulk seed the database is still settling,
+  // which measured one after the other would fall on whichever came first.
+  const reads = await alternatingRounds(
+    {
+      get: { url: base(`/records/rec_bench${String(Math.floor(recordCount / 2)).padStart(8, "0")}`), headers: auth },
+      workspaces: { url: base("/workspaces"), headers: auth },
+    },
+    { connections: 1, durationMs },
+  );
+  const get = reads.figure("get");
+  console.log(row(`GET /records/{id}, c=1 (${reads.rounds} rounds alternating with the next, medians)`, get));
+  console.log(row("GET /workspaces (one read, the pipeline's baseline), c=1", reads.figure("workspaces")));
   const query = {
     objectTypeId: deals.id,
     filter: { op: "and", conditions: [{ fieldDefinitionId: stage, operator: "eq", value: "won" }] },
@@ -258,7 +252,7 @@ async function recordsSection(stack, auth) {
   const creation = await load(base("/records"), { connections: 8, durationMs, method: "POST", headers: json, body });
   console.log(row("POST /records (creation), c=8", creation));
   console.log(`
-get p50 / GET /workspaces p50: ${(get.p50 / workspaces.p50).toFixed(2)} (target <= 1.3)
+get p50 / GET /workspaces p50: ${reads.ratio("get", "workspaces", "p50").toFixed(2)} (median of the rounds' ratios; target <= 1.3)
 query p50 / get p50: ${(queried.p50 / get.p50).toFixed(2)} (target <= 3)
 record creations: ${Math.round(creation.rps)} per second at c=8
 `);
@@ -730,29 +724,23 @@ async function mcpSection(stack, auth) {
   ];
   const bare = await startBare();
   const rounds = 10;
-  const roundMs = durationMs / rounds;
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   console.log(
-    `\nMCP workspaces_list vs REST GET /workspaces, one key (MCP ${workspaces.protocolVersion}; bare ${durationMs / 1000} s, then ${rounds} alternating rounds of ${roundMs / 1000} s each, medians, ${new Date().toISOString()})\n`,
+    `\nMCP workspaces_list vs REST GET /workspaces, one key (MCP ${workspaces.protocolVersion}; bare ${durationMs / 1000} s, then ${rounds} alternating rounds of ${durationMs / rounds / 1000} s each, medians, ${new Date().toISOString()})\n`,
   );
   console.log(header);
   const ratios = {};
   for (const connections of [1, 32]) {
     console.log(row(`bare Hono + 1 D1 read, c=${connections}`, await load(bare.url, { connections, durationMs })));
-    const runs = Object.fromEntries(surfaces.map(([surface]) => [surface, []]));
-    for (let round = 0; round < rounds; round++) {
-      for (const [surface, , url, request] of surfaces) {
-        runs[surface].push(await load(url, { connections, durationMs: roundMs, warmupMs: 200, ...request }));
-      }
-    }
-    for (const [surface, name] of surfaces) {
-      const figure = Object.fromEntries(
-        ["rps", "p50", "p99"].map((metric) => [metric, median(runs[surface].map((run) => run[metric]))]),
-      );
-      console.log(row(`${name}, c=${connections}`, figure));
-    }
-    const perRound = (surface, metric) => median(runs[surface].map((run, round) => run[metric] / runs.rest[round][metric]));
-    ratios[connections] = { p50: perRound("mcp", "p50"), rps: perRound("mcp", "rps"), whoamiP50: perRound("whoami", "p50") };
+    const measured = await alternatingRounds(
+      Object.fromEntries(surfaces.map(([surface, , url, request]) => [surface, { url, ...request }])),
+      { connections, durationMs, rounds },
+    );
+    for (const [surface, name] of surfaces) console.log(row(`${name}, c=${connections}`, measured.figure(surface)));
+    ratios[connections] = {
+      p50: measured.ratio("mcp", "rest", "p50"),
+      rps: measured.ratio("mcp", "rest", "rps"),
+      whoamiP50: measured.ratio("whoami", "rest", "p50"),
+    };
   }
   console.log(`
 MCP p50 / REST p50 at c=1 (median of rounds): ${ratios[1].p50.toFixed(2)} (target <= 1.3)
