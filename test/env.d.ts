@@ -1,7 +1,7 @@
 import type { D1Migration } from "cloudflare:test";
 import type { WebhookBurst } from "../workers/api/src/domain/webhooks/burst";
 import type { WebhookEndpoint } from "../workers/api/src/domain/webhooks/endpoint-lane";
-import type { DeliveryMessage, EventMessage } from "../workers/api/src/domain/webhooks/messages";
+import type { DeliveryMessage, EventsMessage } from "../workers/api/src/domain/webhooks/messages";
 import type { GatewayEnv } from "../workers/gateway/src/env";
 
 declare global {
@@ -19,7 +19,7 @@ declare global {
       REGIONAL_MIGRATIONS: D1Migration[];
       WEBHOOK_BURST_US: DurableObjectNamespace<WebhookBurst>;
       WEBHOOK_ENDPOINTS_US: DurableObjectNamespace<WebhookEndpoint>;
-      EVENTS_US: Queue<EventMessage>;
+      EVENTS_US: Queue<EventsMessage>;
       DELIVERIES_US: Queue<DeliveryMessage>;
       /** The webhook receiver of test/node/receiver.ts. */
       RECEIVER_URL: string;

@@ -2,7 +2,7 @@ import { type ActorContext, type Region, shardBinding, shardsOf } from "@crm/con
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { WebhookBurst } from "./domain/webhooks/burst";
 import type { WebhookEndpoint } from "./domain/webhooks/endpoint-lane";
-import type { DeliveryMessage, EventMessage } from "./domain/webhooks/messages";
+import type { DeliveryMessage, EventsMessage } from "./domain/webhooks/messages";
 
 /** Bindings of a regional API Worker (one deployment per region). */
 export interface RegionEnv {
@@ -16,7 +16,7 @@ export interface RegionEnv {
   /** "true" only in the local stack and tests: enables the seed route. */
   DEV_TOOLS?: string;
   /** Domain events leaving the outbox, fanned out to subscriptions. */
-  EVENTS: Queue<EventMessage>;
+  EVENTS: Queue<EventsMessage>;
   /** One message per (event, subscription) delivery attempt. */
   DELIVERIES: Queue<DeliveryMessage>;
   /** Deliveries that failed their last attempt, kept for inspection. */

@@ -2,7 +2,7 @@ import { createApp } from "./app";
 import { deliverBatch } from "./domain/webhooks/deliver";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { fanOut } from "./domain/webhooks/fanout";
-import type { DeliveryMessage, EventMessage } from "./domain/webhooks/messages";
+import type { DeliveryMessage, EventsMessage } from "./domain/webhooks/messages";
 import type { Database, RegionEnv } from "./env";
 import { purgeExpiredIdempotencyKeys } from "./idempotency";
 import { batchesByShard, everyShard, shardDatabase } from "./shards";
@@ -33,7 +33,7 @@ export default {
   // One queue per region carries every shard's messages; each names its shard.
   async queue(batch, env) {
     if (batch.queue.startsWith("crm-events-")) {
-      await consumePerShard(env, batch as MessageBatch<EventMessage>, (db, part) => fanOut(db, env, part));
+      await consumePerShard(env, batch as MessageBatch<EventsMessage>, (db, part) => fanOut(db, env, part));
     } else if (batch.queue.startsWith("crm-deliveries-")) {
       await consumePerShard(env, batch as MessageBatch<DeliveryMessage>, (db, part) => deliverBatch(db, env, part));
     }
@@ -43,4 +43,4 @@ export default {
       everyShard(env).flatMap((shard) => [purgeExpiredIdempotencyKeys(shard.db), dispatchOutbox(shard, env, sweepAfterMs)]),
     );
   },
-} satisfies ExportedHandler<RegionEnv, EventMessage | DeliveryMessage>;
+} satisfies ExportedHandler<RegionEnv, EventsMessage | DeliveryMessage>;

@@ -1,8 +1,8 @@
 import { regional } from "@crm/db";
 import { and, asc, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { RegionEnv, ShardDatabase } from "../../env";
-import type { EventMessage } from "./messages";
-import { sendInBatches } from "./queue-batches";
+import type { EventsMessage, OutboxEvent } from "./messages";
+import { sendInBatches, utf8Bytes } from "./queue-batches";
 
 const { eventOutbox } = regional;
 
@@ -14,6 +14,8 @@ const claimLeaseMs = 60_000;
  * batches carry comfortably, and an outbox of thousands drains in few D1 calls.
  */
 const claimSize = 500;
+/** Events gathered into one Queue message up to this many bytes of payload (a message holds at most 128 KB). */
+const messageBytes = 100_000;
 
 /**
  * Moves events from the outbox to the events Queue: right after each write (off the response
@@ -49,20 +51,20 @@ export async function dispatchOutbox(
       .where(inArray(eventOutbox.id, claimable))
       .returning();
     if (rows.length === 0) return sent;
+    const events = rows.map(
+      (row): OutboxEvent => ({
+        eventId: row.id,
+        workspaceId: row.workspaceId,
+        objectTypeId: row.objectTypeId,
+        type: row.type as OutboxEvent["type"],
+        createdAt: row.createdAt,
+        payload: row.payload,
+      }),
+    );
     await sendInBatches(
       env.EVENTS,
-      rows.map((row) => ({
-        body: {
-          shard,
-          eventId: row.id,
-          workspaceId: row.workspaceId,
-          objectTypeId: row.objectTypeId,
-          type: row.type,
-          createdAt: row.createdAt,
-          payload: row.payload,
-        } as EventMessage,
-      })),
-      (body) => body.payload.length * 3,
+      gathered(events).map((group) => ({ body: { shard, events: group } })),
+      eventsBytes,
     );
     await db
       .update(eventOutbox)
@@ -70,4 +72,26 @@ export async function dispatchOutbox(
       .where(sql`${eventOutbox.id} in (select value from json_each(${JSON.stringify(rows.map((row) => row.id))}))`);
     sent += rows.length;
   }
+}
+
+const eventsBytes = (message: EventsMessage) =>
+  message.events.reduce((bytes, event) => bytes + utf8Bytes(event.payload) + 200, 0);
+
+/** Events in order, gathered into groups of at most `messageBytes` of payload (an event larger than that goes alone). */
+function gathered(events: OutboxEvent[]): OutboxEvent[][] {
+  const groups: OutboxEvent[][] = [];
+  let group: OutboxEvent[] = [];
+  let bytes = 0;
+  for (const event of events) {
+    const size = utf8Bytes(event.payload) + 200;
+    if (group.length > 0 && bytes + size > messageBytes) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(event);
+    bytes += size;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
 }

@@ -2,7 +2,7 @@ import { regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../../env";
 import { type DeliveryEnv, routeDeliveries } from "./deliver";
-import type { DeliveryMessage, EventMessage } from "./messages";
+import type { DeliveryMessage, EventsMessage } from "./messages";
 
 const { webhooks } = regional;
 
@@ -19,12 +19,12 @@ export async function deliveryId(eventId: string, webhookId: string): Promise<st
  * (through the burst limit, `routeDeliveries`), not through another Queue hop, and the batch is
  * acknowledged after: a crash before that redelivers the events, and their deliveries keep their ids.
  */
-export async function fanOut(db: Database, env: DeliveryEnv, batch: MessageBatch<EventMessage>): Promise<void> {
+export async function fanOut(db: Database, env: DeliveryEnv, batch: MessageBatch<EventsMessage>): Promise<void> {
   // One lookup per workspace per batch: events of a busy workspace arrive together.
   const byWorkspace = new Map<string, Promise<(typeof webhooks.$inferSelect)[]>>();
   const deliveries: DeliveryMessage[] = [];
-  for (const message of batch.messages) {
-    const event = message.body;
+  const events = batch.messages.flatMap(({ body }) => body.events.map((event) => ({ ...event, shard: body.shard })));
+  for (const event of events) {
     let lookup = byWorkspace.get(event.workspaceId);
     if (!lookup) {
       // `.all()` runs the query once: a query builder is a thenable that runs again on every `await`.

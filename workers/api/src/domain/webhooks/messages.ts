@@ -1,9 +1,7 @@
 import type { EventType } from "@crm/contracts";
 
 /** An event leaving the outbox. `payload` is the event as delivered, JSON. */
-export interface EventMessage {
-  /** The shard of the event's organization: its subscriptions and deliveries are there. */
-  shard: number;
+export interface OutboxEvent {
   eventId: string;
   workspaceId: string;
   objectTypeId: string | null;
@@ -11,6 +9,17 @@ export interface EventMessage {
   /** When the change happened (Unix ms); subscriptions made later do not receive it. */
   createdAt: number;
   payload: string;
+}
+
+/**
+ * Events of one shard leaving the outbox together, as the events Queue carries them: one message
+ * holds as many as fit in a Queue message, because a busy outbox would otherwise pay the Queue's
+ * per-message work (and price) thousands of times a second.
+ */
+export interface EventsMessage {
+  /** The shard of the events' organizations: their subscriptions and deliveries are there. */
+  shard: number;
+  events: OutboxEvent[];
 }
 
 /**

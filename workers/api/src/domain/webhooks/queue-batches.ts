@@ -2,6 +2,21 @@
 const maxMessages = 100;
 const maxBytes = 200_000;
 
+/** The UTF-8 size of a string, as `TextEncoder` writes it, without encoding it. */
+export function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4; // a surrogate pair: one character outside the BMP
+      i++;
+    } else bytes += 3; // the rest of the BMP, and a lone surrogate, written as U+FFFD
+  }
+  return bytes;
+}
+
 /** Sends messages (each with its own delay, if any) in as few batches as the Queue's limits allow. */
 export async function sendInBatches<Body>(
   queue: Queue<Body>,
