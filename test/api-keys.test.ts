@@ -46,6 +46,21 @@ describe("API keys", () => {
     expect(stored?.lastUsedAt).toBeGreaterThanOrEqual(before);
   });
 
+  it("keep only the activity the key's page shows: its latest 50 uses", async () => {
+    const { organizationId, userId } = await createOrganization();
+    const { key, id } = await createKey({ organizationId, ownerId: userId });
+    // Two flushes' worth: 40, then 30 more once the first are written (the prune runs with each write).
+    const use = (count: number, route: string) => Promise.all(Array.from({ length: count }, () => call(route, { key })));
+    const rowsOf = () => db().select().from(control.apiKeyActivity).where(eq(control.apiKeyActivity.apiKeyId, id));
+    await use(40, "/workspaces");
+    await eventually(rowsOf, (rows) => rows.length === 40);
+    const secondRound = Date.now();
+    await use(30, "/workspaces");
+    const kept = await eventually(rowsOf, (rows) => rows.filter((row) => row.at >= secondRound).length === 30);
+    // The newest are kept: all 30 of the second round, and the latest 20 of the first.
+    expect(kept).toHaveLength(50);
+  });
+
   it("reach only the workspaces of their limit", async () => {
     const { acme, sales } = await cast();
     const response = await call("/workspaces", { key: acme.readOnlyKey });

@@ -1,5 +1,6 @@
-import { control, newId } from "@crm/db";
-import { eq, sql } from "drizzle-orm";
+import { apiKeyActivityLimit } from "@crm/contracts";
+import { control, insertRowsAsJson, newId } from "@crm/db";
+import { and, desc, eq, notInArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 
@@ -48,18 +49,21 @@ async function flush(db: DrizzleD1Database): Promise<void> {
   }
 }
 
-/** One D1 batch: activity rows, each key's latest lastUsedAt, and the ledger summed per (organization, day, route). */
+/**
+ * One D1 batch: activity rows (one statement), each key's latest lastUsedAt and its activity pruned
+ * to what `GET /api-keys/{id}` shows (one row a request would grow the control D1 without end), and
+ * the ledger summed per (organization, day, route).
+ */
 async function writeUses(db: DrizzleD1Database, uses: CredentialUse[]): Promise<void> {
   const statements: BatchItem<"sqlite">[] = [];
+  const activity: (typeof control.apiKeyActivity.$inferInsert)[] = [];
   const lastUsed = new Map<string, number>();
   const ledger = new Map<string, { organizationId: string; day: string; route: string; requests: number; costUnits: number }>();
   for (const use of uses) {
     if (use.apiKeyId) {
       lastUsed.set(use.apiKeyId, Math.max(lastUsed.get(use.apiKeyId) ?? 0, use.at));
       const { apiKeyId, method, route, status, ip, at } = use;
-      statements.push(
-        db.insert(control.apiKeyActivity).values({ id: newId("act", at), apiKeyId, at, method, route, status, ip }),
-      );
+      activity.push({ id: newId("act", at), apiKeyId, at, method, route, status, ip });
     }
     if (use.status >= 200 && use.status < 300) {
       const day = new Date(use.at).toISOString().slice(0, 10);
@@ -71,8 +75,19 @@ async function writeUses(db: DrizzleD1Database, uses: CredentialUse[]): Promise<
       ledger.set(key, entry);
     }
   }
+  if (activity.length > 0) statements.push(insertRowsAsJson(db, control.apiKeyActivity, activity));
+  const { apiKeys, apiKeyActivity } = control;
   for (const [apiKeyId, at] of lastUsed) {
-    statements.push(db.update(control.apiKeys).set({ lastUsedAt: at }).where(eq(control.apiKeys.id, apiKeyId)));
+    statements.push(db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, apiKeyId)));
+    const shown = db
+      .select({ id: apiKeyActivity.id })
+      .from(apiKeyActivity)
+      .where(eq(apiKeyActivity.apiKeyId, apiKeyId))
+      .orderBy(desc(apiKeyActivity.at), desc(apiKeyActivity.id))
+      .limit(apiKeyActivityLimit);
+    statements.push(
+      db.delete(apiKeyActivity).where(and(eq(apiKeyActivity.apiKeyId, apiKeyId), notInArray(apiKeyActivity.id, shown))),
+    );
   }
   const { tokenUsage } = control;
   for (const entry of ledger.values()) {

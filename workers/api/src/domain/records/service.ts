@@ -1,10 +1,9 @@
 import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
-import { regional } from "@crm/db";
+import { regional, rowJson, rowsFromJson } from "@crm/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { loadInWorkspace, memberJoin, workspaceAccessFrom } from "../../access";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
-import { rowJson, rowsFromJson } from "../../json-rows";
 import { checkScalar } from "../crm/field-types";
 import { loadObjectType } from "../crm/object-types";
 import { withOptions } from "../crm/resources";

@@ -1,5 +1,5 @@
-import { newId, regional } from "@crm/db";
-import { insertRowsAsJson, runBatch } from "../../batch";
+import { insertRowsAsJson, newId, regional } from "@crm/db";
+import { runBatch } from "../../batch";
 import type { Database, RegionEnv } from "../../env";
 import type { DeliveryMessage } from "./messages";
 import { sendInBatches } from "./queue-batches";

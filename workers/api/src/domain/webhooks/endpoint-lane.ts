@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
-import { newId, regional } from "@crm/db";
+import { insertRowsAsJson, newId, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { insertRowsAsJson, runBatch } from "../../batch";
+import { runBatch } from "../../batch";
 import type { Database, RegionEnv } from "../../env";
 import { shardDatabase } from "../../shards";
 import { type AttemptResult, attemptDelivery, defaultTimeoutMs, isEndpointFailure } from "./attempt";
