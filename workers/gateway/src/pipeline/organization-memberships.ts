@@ -30,11 +30,9 @@ function uncacheOnFailure<T>(cache: Map<string, { loadedAt: number }>, key: stri
   return promise;
 }
 
-/** The organizations a user belongs to, with their role in each, oldest membership first. */
-export function userOrganizations(db: DrizzleD1Database, userId: string, now = Date.now()): Promise<OrganizationChoice[]> {
-  const cached = memberships.get(userId);
-  if (cached && now - cached.loadedAt < cacheMs) return cached.choices;
-  const choices = db
+/** The organizations a user belongs to, with their role in each, oldest membership first: read now, uncached. */
+export const membershipRows = (db: DrizzleD1Database, userId: string) =>
+  db
     .select({
       id: organizations.id,
       name: organizations.name,
@@ -45,9 +43,14 @@ export function userOrganizations(db: DrizzleD1Database, userId: string, now = D
     .from(organizationMembers)
     .innerJoin(organizations, eq(organizations.id, organizationMembers.organizationId))
     .where(eq(organizationMembers.userId, userId))
-    .orderBy(organizationMembers.createdAt, organizations.id)
-    // A drizzle query runs again at every await; a settled promise is what the cache can share.
-    .then((rows) => rows);
+    .orderBy(organizationMembers.createdAt, organizations.id);
+
+/** `membershipRows`, read at most once per isolate in `cacheMs`. */
+export function userOrganizations(db: DrizzleD1Database, userId: string, now = Date.now()): Promise<OrganizationChoice[]> {
+  const cached = memberships.get(userId);
+  if (cached && now - cached.loadedAt < cacheMs) return cached.choices;
+  // A drizzle query runs again at every await; a settled promise is what the cache can share.
+  const choices = membershipRows(db, userId).all();
   memberships.set(userId, { choices, loadedAt: now });
   return uncacheOnFailure(memberships, userId, choices);
 }

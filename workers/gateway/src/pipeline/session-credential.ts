@@ -1,6 +1,4 @@
 import { ApiError, type Region, scopes } from "@crm/contracts";
-import { control } from "@crm/db";
-import { asc, eq } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { parse } from "hono/utils/cookie";
 import { type ConsoleSession, csrfTokenValid, readSession, sessionCookieName } from "../identity/sessions";
@@ -8,6 +6,7 @@ import type { Actor } from "./authenticate";
 import { selectOrganization } from "./authorize";
 import { invalidToken, sessionRefused } from "./credential-errors";
 import type { GatewayCall, OperationRequest } from "./operation-call";
+import { membershipRows } from "./organization-memberships";
 
 /** Header that carries the console page's CSRF token on unsafe methods (`csrfTokenFor`). */
 export const csrfHeader = "x-csrf-token";
@@ -24,22 +23,10 @@ export interface Membership {
 /**
  * The organizations a user belongs to, oldest membership first. Read fresh: a session costs a read
  * per request anyway, and the console shows membership changes at once (OAuth tokens use the
- * per-isolate cache of `organization-memberships.ts` instead).
+ * per-isolate cache of `userOrganizations` instead).
  */
 export async function membershipsOf(db: DrizzleD1Database, userId: string): Promise<Membership[]> {
-  const { organizationMembers, organizations } = control;
-  return db
-    .select({
-      organizationId: organizations.id,
-      name: organizations.name,
-      region: organizations.region,
-      shard: organizations.shard,
-      role: organizationMembers.role,
-    })
-    .from(organizationMembers)
-    .innerJoin(organizations, eq(organizations.id, organizationMembers.organizationId))
-    .where(eq(organizationMembers.userId, userId))
-    .orderBy(asc(organizationMembers.createdAt), asc(organizations.id));
+  return (await membershipRows(db, userId)).map(({ id, ...membership }) => ({ organizationId: id, ...membership }));
 }
 
 /**
@@ -53,9 +40,8 @@ export async function sessionActor(
   session: Pick<ConsoleSession, "id" | "userId" | "organizationId">,
   requestedOrganizationId: string | null,
 ): Promise<Actor> {
-  const memberships = await membershipsOf(db, session.userId);
-  if (memberships.length === 0) throw new ApiError("forbidden", "You are not a member of any organization");
-  const choices = memberships.map(({ organizationId, ...membership }) => ({ id: organizationId, ...membership }));
+  const choices = await membershipRows(db, session.userId);
+  if (choices.length === 0) throw new ApiError("forbidden", "You are not a member of any organization");
   const organization = selectOrganization(choices, requestedOrganizationId, session.organizationId);
   return {
     organizationId: organization.id,
