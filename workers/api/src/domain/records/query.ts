@@ -3,7 +3,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../env";
 import { type KeysetColumn, type KeysetValue, paginate } from "../../pagination";
 import { checkView } from "../crm/view-config";
-import type { RecordRow } from "./store";
+import { type RecordRow, valuesFromJson, valuesJson } from "./store";
 import type { RecordField } from "./values";
 
 /**
@@ -140,7 +140,11 @@ export function pageSql(query: RecordQuery, after: SQL | undefined): { statement
   const sorts = query.sorts ?? [];
   const filter = filterSql(query.filter, fieldsById);
   const order = recordOrder(query);
-  const selected = order.map((key, i) => sql`${key.column} as k${sql.raw(String(i))}`);
+  // The page's records come with their values, so that the page is one round trip.
+  const selected = [
+    ...order.map((key, i) => sql`${key.column} as k${sql.raw(String(i))}`),
+    sql`${valuesJson(sql`r.id`)} as value_rows`,
+  ];
   const limit = query.limit + 1;
   const [first, ...rest] = sorts;
   if (!first) {
@@ -201,5 +205,9 @@ export async function queryRecordPage(db: Database, query: RecordQuery, secret: 
     },
     secret,
   );
-  return { rows: page.data.map(toRecordRow), pagination: page.pagination };
+  return {
+    rows: page.data.map(toRecordRow),
+    values: page.data.flatMap((row) => valuesFromJson(row.id as string, row.value_rows as string)),
+    pagination: page.pagination,
+  };
 }

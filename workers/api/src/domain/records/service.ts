@@ -1,7 +1,7 @@
 import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
 import { regional, rowJson, rowsFromJson } from "@crm/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { loadInWorkspace, memberJoin, workspaceAccessFrom } from "../../access";
+import { loadInWorkspace, loadInWorkspaceWith, memberJoin, workspaceAccessFrom } from "../../access";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { checkScalar } from "../crm/field-types";
@@ -9,11 +9,11 @@ import { loadObjectType } from "../crm/object-types";
 import { withOptions } from "../crm/resources";
 import { loadView } from "../crm/views";
 import { queryRecordPage } from "./query";
-import { type RecordResponse, recordFields, recordResponses, responsesFrom } from "./store";
+import { type RecordResponse, recordFields, responsesFrom, valuesFromJson, valuesJson } from "./store";
 import { identityKeyOf } from "./values";
 import { insertRecord, softDeleteRecord, writeRecordChanges } from "./write";
 
-const { records, recordValues, fieldDefinitions, fieldOptions, workspaces, workspaceMembers } = regional;
+const { records, recordValues, fieldDefinitions, fieldOptions, objectTypes, workspaces, workspaceMembers } = regional;
 
 /** A live record the actor may reach; tasks and notes load the record they hang on through it too. */
 export const loadRecord = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
@@ -40,7 +40,7 @@ export async function readRecord({ db, actor }: ServiceContext, recordId: string
       inboxAccess: workspaceMembers.inboxAccess,
       fields: sql<string>`(select json_group_array(${rowJson(fieldDefinitions, "f")}) from ${fieldDefinitions} as "f" where "f"."object_type_id" = ${records.objectTypeId})`,
       options: sql<string>`(select json_group_array(${rowJson(fieldOptions, "o")}) from ${fieldOptions} as "o" where "o"."field_definition_id" in (select "id" from ${fieldDefinitions} where "object_type_id" = ${records.objectTypeId}))`,
-      values: sql<string>`(select json_group_array(json_array("field_definition_id", "position", "value_text", "value_number")) from ${recordValues} where "record_id" = ${records.id})`,
+      values: valuesJson(records.id),
     })
     .from(records)
     .innerJoin(workspaces, eq(workspaces.id, records.workspaceId))
@@ -58,16 +58,7 @@ export async function readRecord({ db, actor }: ServiceContext, recordId: string
     a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   const fields = rowsFromJson(fieldDefinitions, row.fields).sort(byPosition);
   const options = rowsFromJson(fieldOptions, row.options).sort(byPosition);
-  const values = (JSON.parse(row.values) as [string, number, string | null, number | null][]).map(
-    ([fieldDefinitionId, position, valueText, valueNumber]) => ({
-      recordId,
-      fieldDefinitionId,
-      position,
-      valueText,
-      valueNumber,
-    }),
-  );
-  const [response] = responsesFrom(withOptions(fields, options), [row.record], values);
+  const [response] = responsesFrom(withOptions(fields, options), [row.record], valuesFromJson(recordId, row.values));
   return response as RecordResponse;
 }
 
@@ -117,14 +108,13 @@ export async function assertRecordIn(
 /** A page of the records of a type, in the order and filter of one of its saved views when named. */
 export async function listRecordsOf(context: ServiceContext, query: QueryOf<typeof operations.listRecords>) {
   const { objectTypeId, viewId, limit, cursor } = query;
-  await loadObjectType(context, objectTypeId);
+  const fields = await objectTypeFields(context, objectTypeId);
   const view = viewId ? await loadView(context, viewId) : undefined;
   if (view && view.objectTypeId !== objectTypeId) {
     throw new ApiError("invalid_request", "The view belongs to another object type", [
       { path: "query.viewId", message: "Not a view of this object type" },
     ]);
   }
-  const fields = await recordFields(context.db, objectTypeId);
   const page = await queryRecordPage(
     context.db,
     {
@@ -139,14 +129,13 @@ export async function listRecordsOf(context: ServiceContext, query: QueryOf<type
     // A saved view that no longer fits (an option renamed under its filter) is named by the parameter that chose it.
     "query.viewId",
   );
-  return { data: await recordResponses(context.db, fields, page.rows), pagination: page.pagination };
+  return { data: responsesFrom(fields, page.rows, page.values), pagination: page.pagination };
 }
 
 /** A page of the records of a type matching a filter, in the given sort order. */
 export async function queryRecordsOf(context: ServiceContext, body: BodyOf<typeof operations.queryRecords>) {
   const { objectTypeId, filter, sorts, limit, cursor } = body;
-  await loadObjectType(context, objectTypeId);
-  const fields = await recordFields(context.db, objectTypeId);
+  const fields = await objectTypeFields(context, objectTypeId);
   const page = await queryRecordPage(
     context.db,
     { objectTypeId, fields, filter: filter ?? null, sorts: sorts ?? [], limit, ...(cursor ? { cursor } : {}) },
@@ -154,5 +143,18 @@ export async function queryRecordsOf(context: ServiceContext, body: BodyOf<typeo
     // The query body has filter and sorts at its top level.
     "body",
   );
-  return { data: await recordResponses(context.db, fields, page.rows), pagination: page.pagination };
+  return { data: responsesFrom(fields, page.rows, page.values), pagination: page.pagination };
+}
+
+/** The fields of an object type the actor may read, read while its workspace is checked (one round trip fewer). */
+async function objectTypeFields(context: ServiceContext, objectTypeId: string) {
+  const [, fields] = await loadInWorkspaceWith(
+    context.db,
+    context.actor,
+    objectTypes,
+    objectTypeId,
+    { what: "Object type" },
+    () => recordFields(context.db, objectTypeId),
+  );
+  return fields;
 }

@@ -1,7 +1,8 @@
 import { ApiError } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { and, eq, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
+import { and, eq, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../env";
 import { fieldsWithOptions } from "../crm/resources";
 import { fieldsFrom, type Problem, type RecordField, type StoredValue } from "./values";
@@ -128,8 +129,30 @@ export function valuesOf(db: Database, recordIds: string[]) {
     .where(inArray(recordValues.recordId, recordIds));
 }
 
+type ValueRow = Awaited<ReturnType<typeof valuesOf>>[number];
+
+/**
+ * A record's stored values as one JSON column of a statement that reads records, so that the
+ * records and their values come back in one round trip: `[[fieldDefinitionId, position, valueText,
+ * valueNumber], …]`, read back by `valuesFromJson`.
+ */
+export const valuesJson = (recordId: SQL | SQLiteColumn) =>
+  sql<string>`(select json_group_array(json_array(vj.field_definition_id, vj.position, vj.value_text, vj.value_number)) from ${recordValues} vj where vj.record_id = ${recordId})`;
+
+export function valuesFromJson(recordId: string, json: string | null): ValueRow[] {
+  return (JSON.parse(json ?? "[]") as [string, number, string | null, number | null][]).map(
+    ([fieldDefinitionId, position, valueText, valueNumber]) => ({
+      recordId,
+      fieldDefinitionId,
+      position,
+      valueText,
+      valueNumber,
+    }),
+  );
+}
+
 /** The public shape of records from their rows and stored values. */
-export function responsesFrom(fields: RecordField[], rows: RecordRow[], values: Awaited<ReturnType<typeof valuesOf>>) {
+export function responsesFrom(fields: RecordField[], rows: RecordRow[], values: ValueRow[]) {
   return rows.map((row) => ({
     id: row.id,
     workspaceId: row.workspaceId,
