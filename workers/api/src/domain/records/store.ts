@@ -1,5 +1,5 @@
 import { ApiError } from "@crm/contracts";
-import { regional } from "@crm/db";
+import { insertRowsAsJson, regional } from "@crm/db";
 import { and, eq, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
@@ -104,15 +104,9 @@ export function valueStatements(db: Database, recordId: string, planned: Map<str
   const rows = [...planned.values()].flat().map((row) => ({ recordId, ...row }));
   return [
     db.delete(recordValues).where(and(eq(recordValues.recordId, recordId), inArray(recordValues.fieldDefinitionId, fieldIds))),
-    ...chunks(rows, 10).map((chunk) => db.insert(recordValues).values(chunk)),
+    // Every value row in one statement, however many fields and multi-values the record has.
+    ...(rows.length > 0 ? [insertRowsAsJson(db, recordValues, rows)] : []),
   ];
-}
-
-/** D1 binds at most 100 parameters a statement; a value row has 7. */
-function chunks<T>(items: T[], size: number): T[][] {
-  const result: T[][] = [];
-  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
-  return result;
 }
 
 /** The stored values of some records, in one query. */
