@@ -12,7 +12,7 @@ import { call } from "./stack";
  */
 
 const db = () => drizzle(env.CONTROL_DB);
-const { ssoConnections, ssoStoreNonces } = control;
+const { ssoConnections, ssoDomains, ssoStoreNonces } = control;
 
 const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 
@@ -52,10 +52,13 @@ async function push(body: string, options: PushOptions = {}) {
   });
 }
 
+/** A domain of the organization's own (a domain belongs to one organization's connection). */
+const domainOf = (organizationId: string) => `${organizationId.toLowerCase().replace(/[^a-z0-9]/g, "")}.example`;
+
 const samlConnection = (organizationId: string) => ({
   organizationId,
   protocol: "saml",
-  domains: ["acme.example", "Sales.Acme.Example"],
+  domains: [domainOf(organizationId), `Sales.${domainOf(organizationId).toUpperCase()}`],
   metadataUrl: "https://idp.acme.example/saml/metadata",
   enforced: true,
 });
@@ -79,7 +82,7 @@ describe("POST /internal/sso/store", () => {
     expect(((await response.json()) as { connection: unknown }).connection).toMatchObject({
       organizationId,
       protocol: "saml",
-      domains: ["acme.example", "sales.acme.example"],
+      domains: [domainOf(organizationId), `sales.${domainOf(organizationId)}`],
       metadataUrl: "https://idp.acme.example/saml/metadata",
       issuer: null,
       enforced: true,
@@ -89,7 +92,7 @@ describe("POST /internal/sso/store", () => {
     const oidc = {
       organizationId,
       protocol: "oidc",
-      domains: ["acme.example"],
+      domains: [domainOf(organizationId)],
       issuer: "https://login.acme.example",
       enforced: false,
     };
@@ -98,12 +101,43 @@ describe("POST /internal/sso/store", () => {
     expect(rows).toEqual([
       expect.objectContaining({
         protocol: "oidc",
-        domains: ["acme.example"],
+        domains: [domainOf(organizationId)],
         metadataUrl: null,
         issuer: oidc.issuer,
         enforced: false,
       }),
     ]);
+  });
+
+  it("gives each domain to one organization: a domain another holds is 409 and stores nothing, until it lets it go", async () => {
+    const [first, second] = await Promise.all([createOrganization(), createOrganization()]);
+    const shared = domainOf(first.organizationId);
+    expect((await push(JSON.stringify(samlConnection(first.organizationId)))).status).toBe(200);
+    const claiming = { ...samlConnection(second.organizationId), domains: [domainOf(second.organizationId), shared] };
+    const error = await expectError(await push(JSON.stringify(claiming)), 409, "conflict");
+    expect(error.details).toEqual([{ path: "body.domains", message: `${shared} is claimed by another organization` }]);
+    expect(await storedConnection(second.organizationId)).toBeUndefined();
+    // The holder pushing again keeps its domains; once it drops one, the other organization can take it.
+    expect((await push(JSON.stringify(samlConnection(first.organizationId)))).status).toBe(200);
+    const dropped = { ...samlConnection(first.organizationId), domains: [`sales.${shared}`] };
+    expect((await push(JSON.stringify(dropped))).status).toBe(200);
+    expect((await push(JSON.stringify(claiming))).status).toBe(200);
+    expect((await storedConnection(second.organizationId))?.domains).toEqual(claiming.domains);
+  });
+
+  it("gives a domain claimed by two organizations at the same moment to one of them", async () => {
+    const organizations = await Promise.all([createOrganization(), createOrganization(), createOrganization()]);
+    const contested = `contested-${domainOf(organizations[0].organizationId)}`;
+    const responses = await Promise.all(
+      organizations.map(({ organizationId }) =>
+        push(JSON.stringify({ ...samlConnection(organizationId), domains: [contested] })),
+      ),
+    );
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 409, 409]);
+    const holders = await db().select().from(ssoDomains).where(eq(ssoDomains.domain, contested));
+    expect(holders).toHaveLength(1);
+    const stored = await Promise.all(organizations.map(({ organizationId }) => storedConnection(organizationId)));
+    expect(stored.filter(Boolean).map((connection) => connection?.organizationId)).toEqual([holders[0]?.organizationId]);
   });
 
   it("refuses a wrong signature, another secret's, or a body changed after signing (401, nothing stored)", async () => {

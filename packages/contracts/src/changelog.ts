@@ -128,6 +128,12 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          "`POST /internal/sso/store`: each domain belongs to one organization's SSO connection. A push naming a domain another organization holds is 409 `conflict` (the domain named in `details`) and stores nothing; an organization that drops a domain frees it.",
+        routes: ["POST /internal/sso/store"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "A subscription's lane drains a backlog several times faster (thousands of deliveries a second on the local runtime, still at most 8 in flight). Attempts are written in batches gathered for 50 ms, so one shows in `GET /webhooks/{webhookId}/deliveries` that much after the receiver answered; while a delivery is being sent, `endpointState.nextAttemptAt` is the current time.",
         routes: ["GET /webhooks/{webhookId}/deliveries", "GET /webhooks/{webhookId}"],
       },

@@ -19,6 +19,18 @@ export const ssoConnections = sqliteTable("sso_connections", {
   updatedAt: integer("updated_at").notNull(),
 });
 
+/** The domains of SSO connections, each claimed by one organization (migration 0008). */
+export const ssoDomains = sqliteTable(
+  "sso_domains",
+  {
+    domain: text("domain").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+  },
+  (table) => [index("sso_domains_organization").on(table.organizationId)],
+);
+
 /**
  * Nonces of accepted SSO pushes: the primary key refuses a second use, and being written in the
  * same D1 batch as the connection makes that hold for concurrent pushes too.

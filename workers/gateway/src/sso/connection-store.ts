@@ -1,11 +1,11 @@
 import { ApiError } from "@crm/contracts";
-import { control } from "@crm/db";
-import { eq, lt } from "drizzle-orm";
+import { control, insertRowsAsJson } from "@crm/db";
+import { and, eq, inArray, lt, ne } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { z } from "zod";
 import { type SignedPush, ssoToleranceSeconds } from "./signature";
 
-const { organizations, ssoConnections, ssoStoreNonces } = control;
+const { organizations, ssoConnections, ssoDomains, ssoStoreNonces } = control;
 
 /** A DNS name of at least two labels, lower-cased (`Acme.Example` is stored as `acme.example`). */
 const domainName = z
@@ -44,18 +44,28 @@ export type SsoConnectionPush = z.infer<typeof ssoConnectionPush>;
 const nonceMarginMs = ssoToleranceSeconds * 1000;
 
 const replayed = /UNIQUE constraint failed: sso_store_nonces\.nonce/;
+const domainTaken = /UNIQUE constraint failed: sso_domains\.domain/;
 
-function isReplay(error: unknown): boolean {
+function failedOn(error: unknown, constraint: RegExp): boolean {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
-    if (replayed.test(cause.message)) return true;
+    if (constraint.test(cause.message)) return true;
   }
   return false;
 }
 
+/** 409; `domains` names the claimed ones when known (a claim made at the same moment is only seen as the batch failing). */
+const domainsClaimed = (domains?: string[]) =>
+  new ApiError(
+    "conflict",
+    "Another organization's SSO connection claims a domain of this push",
+    domains?.map((domain) => ({ path: "body.domains", message: `${domain} is claimed by another organization` })),
+  );
+
 /**
- * Stores (or replaces) the organization's SSO connection and claims the push's nonce in one D1
+ * Stores (or replaces) the organization's SSO connection, its domains and the push's nonce in one D1
  * batch: a nonce used before, also by a push running at the same moment, fails the batch on its
- * primary key, so the replay stores nothing and is refused (401). Expired nonces are pruned in the
+ * primary key, so the replay stores nothing and is refused (401); so does a domain another
+ * organization holds (409), also one claimed at the same moment. Expired nonces are pruned in the
  * same batch.
  */
 export async function storeSsoConnection(db: DrizzleD1Database, push: SsoConnectionPush, signed: SignedPush, nowMs: number) {
@@ -65,6 +75,12 @@ export async function storeSsoConnection(db: DrizzleD1Database, push: SsoConnect
     .where(eq(organizations.id, push.organizationId))
     .limit(1);
   if (!organization) throw new ApiError("not_found", "Organization not found");
+  // Named in the answer; the batch's primary key is what holds against a concurrent claim.
+  const taken = await db
+    .select({ domain: ssoDomains.domain })
+    .from(ssoDomains)
+    .where(and(inArray(ssoDomains.domain, push.domains), ne(ssoDomains.organizationId, push.organizationId)));
+  if (taken.length > 0) throw domainsClaimed(taken.map((row) => row.domain));
   const connection = {
     organizationId: push.organizationId,
     protocol: push.protocol,
@@ -78,13 +94,21 @@ export async function storeSsoConnection(db: DrizzleD1Database, push: SsoConnect
     await db.batch([
       db.delete(ssoStoreNonces).where(lt(ssoStoreNonces.expiresAt, nowMs - nonceMarginMs)),
       db.insert(ssoStoreNonces).values({ nonce: signed.nonce, expiresAt: (signed.timestamp + ssoToleranceSeconds) * 1000 }),
+      db.delete(ssoDomains).where(eq(ssoDomains.organizationId, push.organizationId)),
+      insertRowsAsJson(
+        db,
+        ssoDomains,
+        push.domains.map((domain) => ({ domain, organizationId: push.organizationId })),
+      ),
       db
         .insert(ssoConnections)
         .values({ ...connection, createdAt: nowMs })
         .onConflictDoUpdate({ target: ssoConnections.organizationId, set: connection }),
     ]);
   } catch (error) {
-    if (isReplay(error)) throw new ApiError("unauthorized", "This nonce was used before; sign each push with a new one");
+    if (failedOn(error, replayed))
+      throw new ApiError("unauthorized", "This nonce was used before; sign each push with a new one");
+    if (failedOn(error, domainTaken)) throw domainsClaimed();
     throw error;
   }
   return connection;
