@@ -31,6 +31,8 @@ interface PushOptions {
   /** Replaces the signature made over the body. */
   signature?: string;
   contentType?: string;
+  /** The client address the push comes from (`cf-connecting-ip`). */
+  ip?: string;
 }
 
 const newNonce = () => crypto.randomUUID();
@@ -47,6 +49,7 @@ async function push(body: string, options: PushOptions = {}) {
       "x-sso-timestamp": timestamp,
       "x-sso-nonce": nonce,
       "x-sso-signature": signature,
+      ...(options.ip ? { "cf-connecting-ip": options.ip } : {}),
     },
     body,
   });
@@ -156,6 +159,19 @@ describe("POST /internal/sso/store", () => {
     ])
       await expectError(await attempt, 401, "unauthorized");
     expect(await storedConnection(organizationId)).toBeUndefined();
+  });
+
+  it("counts refused pushes against the client's window of failed authentications: the 61st is 429, also when signed", async () => {
+    const { organizationId } = await createOrganization();
+    const body = JSON.stringify(samlConnection(organizationId));
+    const ip = `192.0.2.${Math.floor(Math.random() * 250)}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await push(body, { ip, secret: "a guess at the secret" })).status);
+    expect(statuses.every((status) => status === 401)).toBe(true);
+    await expectError(await push(body, { ip }), 429, "rate_limited");
+    expect(await storedConnection(organizationId)).toBeUndefined();
+    // Another client's signed push is not affected.
+    expect((await push(body, { ip: "192.0.2.251" })).status).toBe(200);
   });
 
   it("refuses missing or malformed signing headers (401)", async () => {

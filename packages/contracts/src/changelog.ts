@@ -128,7 +128,7 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
-          "`POST /internal/sso/store`: each domain belongs to one organization's SSO connection. A push naming a domain another organization holds is 409 `conflict` (the domain named in `details`) and stores nothing; an organization that drops a domain frees it.",
+          "`POST /internal/sso/store`: each domain belongs to one organization's SSO connection. A push naming a domain another organization holds is 409 `conflict` (the domain named in `details`) and stores nothing; an organization that drops a domain frees it. Refused pushes (401) count against the client's window of failed authentications, 60 a minute, as bad credentials do elsewhere; then 429.",
         routes: ["POST /internal/sso/store"],
       },
       {

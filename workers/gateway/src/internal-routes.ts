@@ -1,6 +1,7 @@
 import { ApiError, validationHook } from "@crm/contracts";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { GatewayAppEnv } from "./env";
+import { failedAuthentications } from "./pipeline/authenticate";
 import { type SsoConnectionPush, ssoConnectionPush, storeSsoConnection } from "./sso/connection-store";
 import { verifySsoPush } from "./sso/signature";
 
@@ -28,11 +29,24 @@ export const internalRoutesPrefix = "/internal";
  * OpenAPI document, the MCP tools and the auth matrix; each authenticates its caller itself.
  *
  * `POST /api/v1/internal/sso/store` (DESIGN.md section 12): the identity service pushes an
- * organization's SSO connection, signed with `SSO_STORE_SECRET`. Order: size (413), signature and
- * timestamp (401), media type (415), JSON and schema (400), organization (404), then the nonce's
- * single use and the store in one batch (a replay is 401 and stores nothing).
+ * organization's SSO connection, signed with `SSO_STORE_SECRET`. Order: the client's window of
+ * failed authentications (429 once full; every 401 here counts against it, as a bad credential does
+ * anywhere, so the secret cannot be guessed at speed), size (413), signature and timestamp (401),
+ * media type (415), JSON and schema (400), organization (404), then the nonce's single use and the
+ * store in one batch (a replay is 401 and stores nothing).
  */
 export const internalRoutes = new Hono<GatewayAppEnv>().post("/sso/store", async (c) => {
+  const failures = failedAuthentications(c.env, c.req.header("cf-connecting-ip") ?? "unknown");
+  await failures.guard();
+  try {
+    return await storePush(c);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) await failures.count();
+    throw error;
+  }
+});
+
+async function storePush(c: Context<GatewayAppEnv>) {
   const body = await c.req.arrayBuffer();
   if (body.byteLength > maxPushBytes)
     throw new ApiError("payload_too_large", `An SSO connection push is at most ${maxPushBytes / 1024} KiB`);
@@ -48,4 +62,4 @@ export const internalRoutes = new Hono<GatewayAppEnv>().post("/sso/store", async
   }
   const connection = await storeSsoConnection(c.var.controlDb, validPush(json), signed, now);
   return c.json({ connection });
-});
+}

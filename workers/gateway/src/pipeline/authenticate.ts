@@ -33,10 +33,11 @@ export function bearerToken(header: string | null): string {
 
 /**
  * The client's window of failed authentications (60 a minute; an IPv4 address or an IPv6 /64):
- * missing, malformed, unknown, expired or revoked credentials count. Once it is full, the client's
- * requests are refused with 429 before any database lookup. Valid credentials never count.
+ * missing, malformed, unknown, expired or revoked credentials count, and so do refused SSO pushes
+ * (`internal-routes.ts`). Once it is full, the client's requests are refused with 429 before any
+ * database lookup. Valid credentials never count.
  */
-function failedAuthentications(env: GatewayEnv, ip: string) {
+export function failedAuthentications(env: GatewayEnv, ip: string) {
   const window = ipWindow(ip);
   const counter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(window.key));
   const refuseWhen = (decision: { allowed: boolean; retryAfterMs: number }) => {
