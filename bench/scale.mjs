@@ -7,19 +7,8 @@
 import http from "node:http";
 import { regionShards } from "../packages/contracts/src/shards.ts";
 import { organizationDatabase } from "../scripts/lib/stack.mjs";
+import { seededRandom } from "../test/seeded-random.ts";
 import { load } from "./load.mjs";
-
-/** A seeded generator (mulberry32): the same tenants, sizes and request sequence on every run. */
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Share of the day's traffic in each hour (UTC): quiet at night, a peak in the afternoon. */
 const hourShares = (() => {
@@ -161,7 +150,7 @@ async function shardFigures(stack) {
 }
 
 export async function scaleSection(stack, { quick, createTenant }) {
-  const next = random(17);
+  const next = seededRandom(17);
   const api = (path) => new URL(`/api/v1${path}`, stack.url).href;
   const tenantCount = quick ? 24 : 48;
   const dayRequests = quick ? 3_000 : 10_000;

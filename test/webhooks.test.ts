@@ -420,6 +420,24 @@ describe("at-least-once delivery", () => {
     expect(left).toEqual([]);
   });
 
+  it("gathers events into Queue messages by their size as sent: quote-heavy payloads that double when escaped still fit", async () => {
+    const workspaceId = `ws_quotes${unique()}`;
+    // 2 000 quotes and an emoji each: JSON escaping turns every quote into two characters.
+    await env.US_DB_1.prepare(
+      `with recursive seq(n) as (select 0 union all select n + 1 from seq where n < 299)
+       insert into event_outbox (id, organization_id, workspace_id, object_type_id, type, payload, created_at, queued_at, claimed_at)
+       select ?1 || printf('%04d', n), 'org', ?2, null, 'record.created', replace(hex(zeroblob(1000)), '0', '"') || '🎉', ?3, null, null from seq`,
+    )
+      .bind(`evt_quotes${unique()}`, workspaceId, Date.now())
+      .run();
+    expect(await dispatchOutbox({ shard: 1, db: drizzle(env.US_DB_1) }, { EVENTS: env.EVENTS_US })).toBeGreaterThanOrEqual(300);
+    const left = await drizzle(env.US_DB_1)
+      .select({ id: regional.eventOutbox.id })
+      .from(regional.eventOutbox)
+      .where(and(eq(regional.eventOutbox.workspaceId, workspaceId), isNull(regional.eventOutbox.queuedAt)));
+    expect(left).toEqual([]);
+  });
+
   it("sends a delivery queued twice (a batch redelivered after a crash) once while its lane holds it", async () => {
     const path = receiverPath();
     const place = await isolatedPlace();

@@ -23,6 +23,18 @@ export type Tag = keyof typeof tagDescriptions;
 /** Token cost in integer units: 0.2 displayed = 20 units (DESIGN.md section 4). */
 export const costUnits = { free: 0, read: 20, write: 40 } as const;
 
+/**
+ * What every operation without a credential has in common: no scope, no organization (so the
+ * gateway serves it), nothing to charge, and no MCP tool (tools act for a bearer).
+ */
+export const withoutCredential = {
+  scope: null,
+  auth: "none",
+  servedBy: "gateway",
+  costUnits: costUnits.free,
+  mcpTool: null,
+} as const;
+
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
 type Server = "region" | "gateway";

@@ -13,8 +13,11 @@ const rowJsonCache = new Map<SQLiteTable, Map<string, SQL>>();
 
 /** `json_object('<column>', "<alias>"."<column>", …)` over every column of `table` (names from the schema, never input). */
 export function rowJson(table: SQLiteTable, alias: string): SQL {
-  const byAlias = rowJsonCache.get(table) ?? new Map<string, SQL>();
-  rowJsonCache.set(table, byAlias);
+  let byAlias = rowJsonCache.get(table);
+  if (!byAlias) {
+    byAlias = new Map<string, SQL>();
+    rowJsonCache.set(table, byAlias);
+  }
   let json = byAlias.get(alias);
   if (!json) {
     const pairs = columnsOf(table).map(([, column]) => `'${column.name}', "${alias}"."${column.name}"`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../../../test/seeded-random";
 import { type LeaseCounters, LeaseHolder } from "../src/lease-holder";
 import { WindowLedger } from "../src/window-ledger";
 import type { RateWindow } from "../src/windows";
@@ -12,18 +13,6 @@ import type { RateWindow } from "../src/windows";
 
 const WINDOW_MS = 60_000;
 const MINUTE = 60_000;
-
-/** A seeded PRNG (mulberry32), so a failing seed can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface Event {
   readonly at: number;
@@ -104,7 +93,7 @@ interface Platform {
  */
 function platform(seed: number, isolateCount: number, minDelayMs = 1, maxDelayMs = 40): Platform {
   const simulation = new Simulation();
-  const draw = random(seed);
+  const draw = seededRandom(seed);
   const delay = () => minDelayMs + draw() * (maxDelayMs - minDelayMs);
   const admitted = new Map<string, number[]>();
   const recorded = new Map<string, number[]>();
@@ -197,7 +186,7 @@ describe("leases across simulated isolates", () => {
   it.each(Array.from({ length: 12 }, (_, seed) => seed + 1))(
     "never admits more than a window's limit in any 60 s, and records exactly what was admitted (seed %i)",
     async (seed) => {
-      const draw = random(seed * 7919);
+      const draw = seededRandom(seed * 7919);
       const isolateCount = 1 + Math.floor(draw() * 6);
       const world = platform(seed, isolateCount, 1, 1 + draw() * 300);
       const windows = [window("org", 20 + Math.floor(draw() * 200)), window("route-a", 5 + Math.floor(draw() * 80))];
@@ -251,7 +240,7 @@ describe("leases across simulated isolates", () => {
 
   it("refuses nothing while steady demand across isolates stays below the budget", async () => {
     const world = platform(11, 4);
-    const draw = random(42);
+    const draw = seededRandom(42);
     const windows = [window("org", 600), window("route", 120)];
     // 108 requests a minute (90% of the route's budget), evenly spaced with jitter, each to any isolate.
     const interval = MINUTE / 108;

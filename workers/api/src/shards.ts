@@ -29,13 +29,7 @@ export const everyShard = (env: RegionEnv): ShardDatabase[] => shardsOf(env.REGI
  * consumer written for one database serves a region of several.
  */
 export function batchesByShard<Body extends { shard: number }>(batch: MessageBatch<Body>): [number, MessageBatch<Body>][] {
-  const byShard = new Map<number, Message<Body>[]>();
-  for (const message of batch.messages) {
-    const part = byShard.get(message.body.shard);
-    if (part) part.push(message);
-    else byShard.set(message.body.shard, [message]);
-  }
-  return [...byShard].map(([shard, messages]) => [
+  return [...Map.groupBy(batch.messages, (message) => message.body.shard)].map(([shard, messages]) => [
     shard,
     {
       queue: batch.queue,

@@ -38,12 +38,7 @@ export const internalRoutesPrefix = "/internal";
 export const internalRoutes = new Hono<GatewayAppEnv>().post("/sso/store", async (c) => {
   const failures = failedAuthentications(c.env, c.req.header("cf-connecting-ip") ?? "unknown");
   await failures.guard();
-  try {
-    return await storePush(c);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) await failures.count();
-    throw error;
-  }
+  return failures.counting(() => storePush(c));
 });
 
 async function storePush(c: Context<GatewayAppEnv>) {

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idSchema, pathId } from "../ids";
-import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
+import { costUnits, defineOperation, jsonBody, jsonResponse, withoutCredential } from "../operation";
 import { conversationSchema, messageSchema } from "./inbox-schemas";
 
 /**
@@ -174,11 +174,7 @@ export const showUnsubscribe = defineOperation({
   summary: "Unsubscribe page",
   description:
     "The page a recipient reaches from the `List-Unsubscribe` link: it names the address and asks for confirmation; it changes nothing (link scanners open such links). An invalid or expired token is 400.",
-  scope: null,
-  auth: "none",
-  servedBy: "gateway",
-  costUnits: costUnits.free,
-  mcpTool: null,
+  ...withoutCredential,
   method: "get",
   path: "/email/unsubscribe",
   request: { query: unsubscribeQuery },
@@ -191,11 +187,7 @@ export const confirmUnsubscribe = defineOperation({
   summary: "Unsubscribe (one click)",
   description:
     "RFC 8058 one-click unsubscribe: the body `List-Unsubscribe=One-Click` (urlencoded or multipart, as mail clients and the confirmation page send it). The address stops receiving mail from the organization at once; the answer is 200 without a redirect, and a repeat changes nothing. An invalid or expired token is 400.",
-  scope: null,
-  auth: "none",
-  servedBy: "gateway",
-  costUnits: costUnits.free,
-  mcpTool: null,
+  ...withoutCredential,
   method: "post",
   path: "/email/unsubscribe",
   request: {

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { eventTypes } from "../events";
 import { timestampMs } from "../ids";
-import { costUnits, defineOperation, jsonResponse } from "../operation";
+import { defineOperation, jsonResponse, withoutCredential } from "../operation";
 import { cacheableHeaders } from "../responses";
 import { outputText } from "../strings";
 
@@ -78,11 +78,7 @@ export const listIntegrations = defineOperation({
   tag: "Public",
   summary: "List published integrations",
   description: `Every published integration of the CRM: the automation platform (its instant triggers are the webhook event types, its actions the public write operations, each with its JSON Schema), the meeting-notes and calling providers, and MCP clients. ${publicCatalogueNote}`,
-  scope: null,
-  auth: "none",
-  servedBy: "gateway",
-  costUnits: costUnits.free,
-  mcpTool: null,
+  ...withoutCredential,
   method: "get",
   path: "/public/integrations/crm",
   request: { headers: conditionalHeaders },
@@ -94,11 +90,7 @@ export const getIntegration = defineOperation({
   tag: "Public",
   summary: "Get a published integration",
   description: `One published integration by its slug (an unknown slug is 404). ${publicCatalogueNote}`,
-  scope: null,
-  auth: "none",
-  servedBy: "gateway",
-  costUnits: costUnits.free,
-  mcpTool: null,
+  ...withoutCredential,
   method: "get",
   path: "/public/integrations/crm/{slug}",
   request: {
@@ -131,11 +123,7 @@ export const getChangelog = defineOperation({
   tag: "Public",
   summary: "Read the change log",
   description: `The dated change log of the API, newest first, the same entries as \`CHANGELOG.md\`: additions, behaviour changes and removals, each naming the routes it concerns. ${publicCatalogueNote}`,
-  scope: null,
-  auth: "none",
-  servedBy: "gateway",
-  costUnits: costUnits.free,
-  mcpTool: null,
+  ...withoutCredential,
   method: "get",
   path: "/changelog",
   request: { headers: conditionalHeaders },

@@ -39,15 +39,25 @@ export function bearerToken(header: string | null): string {
  */
 export function failedAuthentications(env: GatewayEnv, ip: string) {
   const window = ipWindow(ip);
-  const counter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(window.key));
+  // Asked only when needed: a cached credential that passes never reaches the window's object.
+  const counter = () => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(window.key));
   const refuseWhen = (decision: { allowed: boolean; retryAfterMs: number }) => {
     if (!decision.allowed) throw rateLimited({ ...window, retryAfterMs: decision.retryAfterMs });
   };
   return {
     /** Refuses (429) if the client has no failures left, consuming nothing. */
-    guard: async () => refuseWhen(await counter.peek(window.limit, window.windowMs)),
+    guard: async () => refuseWhen(await counter().peek(window.limit, window.windowMs)),
     /** Counts one failed authentication; 429 if it does not fit. */
-    count: async () => refuseWhen(await counter.take(window.limit, window.windowMs)),
+    count: async () => refuseWhen(await counter().take(window.limit, window.windowMs)),
+    /** Runs `check`, counting it as a failed authentication if it refuses the credential (401). */
+    async counting<T>(check: () => Promise<T>): Promise<T> {
+      try {
+        return await check();
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) await this.count();
+        throw error;
+      }
+    },
   };
 }
 
@@ -78,7 +88,7 @@ export async function authenticate(
   now = Date.now(),
 ): Promise<Actor> {
   const failures = failedAuthentications(call.env, clientIp(request));
-  try {
+  return failures.counting(async () => {
     const authorization = request.headers.get("authorization");
     const session = authorization === null && surface === "api" ? sessionTokenIn(request) : null;
     if (session !== null) {
@@ -102,8 +112,5 @@ export async function authenticate(
     const expected = { issuer: request.url.origin, audience };
     const claims = await verifyAccessToken(call.controlDb, token, kid, expected, now);
     return await accessTokenActor(call.controlDb, claims, request, now);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) await failures.count();
-    throw error;
-  }
+  });
 }

@@ -2,7 +2,7 @@ import { insertRowsAsJson, newId, regional } from "@crm/db";
 import { runBatch } from "../../batch";
 import type { Database, RegionEnv } from "../../env";
 import type { DeliveryMessage } from "./messages";
-import { sendInBatches } from "./queue-batches";
+import { jsonBytes, type SizedMessage, sendInBatches } from "./queue-batches";
 
 const { webhookAttempts } = regional;
 
@@ -10,18 +10,6 @@ const { webhookAttempts } = regional;
 const maxQueueDelaySeconds = 43_200;
 
 export type DeliveryEnv = Pick<RegionEnv, "DELIVERIES" | "WEBHOOK_BURST" | "WEBHOOK_ENDPOINTS">;
-
-const groupBy = <Item>(items: Item[], key: (item: Item) => string) => {
-  const groups = new Map<string, Item[]>();
-  for (const item of items) {
-    const group = groups.get(key(item));
-    if (group) group.push(item);
-    else groups.set(key(item), [item]);
-  }
-  return groups;
-};
-
-const payloadSize = (message: DeliveryMessage) => message.payload.length * 3;
 
 /**
  * Hands deliveries to their subscriptions' lanes, never waiting on a receiver. It applies each
@@ -38,7 +26,7 @@ export async function routeDeliveries(
   messages: DeliveryMessage[],
   now = Date.now(),
 ): Promise<void> {
-  const requeued: { body: DeliveryMessage; delaySeconds: number }[] = [];
+  const requeued: SizedMessage<DeliveryMessage>[] = [];
   const admitted: DeliveryMessage[] = [];
   const unreserved: DeliveryMessage[] = [];
   for (const message of messages) {
@@ -48,7 +36,7 @@ export async function routeDeliveries(
   }
   const holds: DeliveryMessage[] = [];
   await Promise.all(
-    [...groupBy(unreserved, (message) => message.workspaceId)].map(async ([workspaceId, messages]) => {
+    [...Map.groupBy(unreserved, (message) => message.workspaceId)].map(async ([workspaceId, messages]) => {
       const waits = await env.WEBHOOK_BURST.get(env.WEBHOOK_BURST.idFromName(workspaceId)).reserve(messages.length);
       for (const [i, message] of messages.entries()) {
         const waitMs = waits[i] ?? 0;
@@ -80,9 +68,9 @@ export async function routeDeliveries(
         })),
       ),
     ]);
-  await sendInBatches(env.DELIVERIES, requeued, payloadSize);
+  await sendInBatches(env.DELIVERIES, requeued);
   await Promise.all(
-    [...groupBy(admitted, (message) => message.webhookId)].map(([webhookId, messages]) =>
+    [...Map.groupBy(admitted, (message) => message.webhookId)].map(([webhookId, messages]) =>
       env.WEBHOOK_ENDPOINTS.get(env.WEBHOOK_ENDPOINTS.idFromName(webhookId)).accept(messages),
     ),
   );
@@ -99,7 +87,8 @@ export async function deliverBatch(db: Database, env: DeliveryEnv, batch: Messag
 }
 
 /** The message again, to come back at `runAt` (in hops of at most 12 h). */
-function later(message: DeliveryMessage, runAt: number, now: number) {
+function later(message: DeliveryMessage, runAt: number, now: number): SizedMessage<DeliveryMessage> {
   const delaySeconds = Math.min(maxQueueDelaySeconds, Math.max(0, Math.ceil((runAt - now) / 1000)));
-  return { body: { ...message, notBefore: runAt }, delaySeconds };
+  const body = { ...message, notBefore: runAt };
+  return { body, bytes: jsonBytes(body), delaySeconds };
 }

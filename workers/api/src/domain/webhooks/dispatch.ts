@@ -2,7 +2,7 @@ import { regional } from "@crm/db";
 import { and, asc, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { RegionEnv, ShardDatabase } from "../../env";
 import type { EventsMessage, OutboxEvent } from "./messages";
-import { sendInBatches, utf8Bytes } from "./queue-batches";
+import { jsonBytes, type SizedMessage, sendInBatches } from "./queue-batches";
 
 const { eventOutbox } = regional;
 
@@ -14,7 +14,7 @@ const claimLeaseMs = 60_000;
  * batches carry comfortably, and an outbox of thousands drains in few D1 calls.
  */
 const claimSize = 500;
-/** Events gathered into one Queue message up to this many bytes of payload (a message holds at most 128 KB). */
+/** Events gathered into one Queue message of up to this many bytes (a message holds at most 128 KB). */
 const messageBytes = 100_000;
 
 /**
@@ -61,11 +61,7 @@ export async function dispatchOutbox(
         payload: row.payload,
       }),
     );
-    await sendInBatches(
-      env.EVENTS,
-      gathered(events).map((group) => ({ body: { shard, events: group } })),
-      eventsBytes,
-    );
+    await sendInBatches(env.EVENTS, gathered(shard, events));
     await db
       .update(eventOutbox)
       .set({ queuedAt: Date.now() })
@@ -74,24 +70,23 @@ export async function dispatchOutbox(
   }
 }
 
-const eventsBytes = (message: EventsMessage) =>
-  message.events.reduce((bytes, event) => bytes + utf8Bytes(event.payload) + 200, 0);
-
-/** Events in order, gathered into groups of at most `messageBytes` of payload (an event larger than that goes alone). */
-function gathered(events: OutboxEvent[]): OutboxEvent[][] {
-  const groups: OutboxEvent[][] = [];
-  let group: OutboxEvent[] = [];
-  let bytes = 0;
+/**
+ * The shard's events in order, gathered into messages of at most `messageBytes` as JSON (an event
+ * larger than that goes alone). Each event is measured once; the message adds its brackets and commas.
+ */
+function gathered(shard: number, events: OutboxEvent[]): SizedMessage<EventsMessage>[] {
+  const envelope = jsonBytes({ shard, events: [] });
+  const messages: SizedMessage<EventsMessage>[] = [];
+  let message: SizedMessage<EventsMessage> = { body: { shard, events: [] }, bytes: envelope };
   for (const event of events) {
-    const size = utf8Bytes(event.payload) + 200;
-    if (group.length > 0 && bytes + size > messageBytes) {
-      groups.push(group);
-      group = [];
-      bytes = 0;
+    const size = jsonBytes(event) + 1;
+    if (message.body.events.length > 0 && message.bytes + size > messageBytes) {
+      messages.push(message);
+      message = { body: { shard, events: [] }, bytes: envelope };
     }
-    group.push(event);
-    bytes += size;
+    message.body.events.push(event);
+    message.bytes += size;
   }
-  if (group.length > 0) groups.push(group);
-  return groups;
+  if (message.body.events.length > 0) messages.push(message);
+  return messages;
 }

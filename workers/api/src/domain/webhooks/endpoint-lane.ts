@@ -467,10 +467,11 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
         ]);
         // What the batch concluded leaves the lane's storage in one statement (a storage write each was a commit each).
         const ended = writes.flatMap((write) => (write.ended ? [write.ended.delivery_id] : []));
-        this.ctx.storage.sql.exec(
-          "delete from deliveries where delivery_id in (select value from json_each(?))",
-          JSON.stringify(ended),
-        );
+        if (ended.length > 0)
+          this.ctx.storage.sql.exec(
+            "delete from deliveries where delivery_id in (select value from json_each(?))",
+            JSON.stringify(ended),
+          );
         for (const write of writes) write.resolve();
       } catch (error) {
         for (const write of writes) write.reject(error);

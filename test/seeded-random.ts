@@ -1,0 +1,15 @@
+/**
+ * A seeded generator (mulberry32) of numbers in [0, 1): the same sequence for the same seed, so a
+ * simulation's failing seed can be replayed and a benchmark replays the same day. Shared by the
+ * lease simulation (packages/rate-limiter/test) and the scale benchmark (bench/scale.mjs).
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
