@@ -2,7 +2,8 @@ import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlit
 
 /**
  * Control plane: the gateway's global D1. Who is who, which organization lives in which region.
- * Console sessions and the OAuth server's tables are in `control-identity.ts`.
+ * Console sessions and the OAuth server's tables are in `control-identity.ts`, SSO in `control-sso.ts`;
+ * `control-plane.ts` gathers all three.
  */
 
 export const organizations = sqliteTable("organizations", {
@@ -131,6 +132,3 @@ export const connectionRoutes = sqliteTable("connection_routes", {
     .references(() => organizations.id),
   createdAt: integer("created_at").notNull(),
 });
-
-export * from "./control-identity";
-export * from "./control-sso";

@@ -1,4 +1,4 @@
-export * as control from "./control";
+export * as control from "./control-plane";
 export { newId } from "./ids";
 export { insertRowsAsJson, rowJson, rowsFromJson } from "./json-rows";
 export * as regional from "./regional/index";
