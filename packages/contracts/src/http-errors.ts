@@ -4,6 +4,7 @@ import { routePath } from "hono/route";
 import { logUnexpectedError } from "./error-log";
 import { ApiError, type ErrorCode, errorBody } from "./errors";
 import { illFormedStringPaths } from "./strings";
+import { uniqueViolation } from "./unique-violation";
 
 const codeForStatus: Partial<Record<number, ErrorCode>> = {
   400: "invalid_request",
@@ -14,32 +15,25 @@ const codeForStatus: Partial<Record<number, ErrorCode>> = {
   415: "unsupported_media_type",
 };
 
-const uniqueViolation = /UNIQUE constraint failed: ([a-z_]+)\.[a-z_]+(?:, [a-z_]+\.[a-z_]+)*/;
 const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 const entityOf = (name: string) => name.replace(/_id$|s$/, "").replaceAll("_", " ");
 
 /**
- * A database unique constraint that refused a write (SQLite: `UNIQUE constraint failed: t.a, t.b`,
- * on the error or its causes) as 409 `conflict`. This is the guarantee behind every unique name
- * and slug: pre-checks give a friendlier message, but two concurrent creations both pass them.
- * Our unique indexes list the scope first and the unique value last (`workspace_id, slug`).
- * Only the constraint's text is read: drizzle's own message carries the SQL parameters.
+ * A database unique constraint that refused a write as 409 `conflict`. This is the guarantee behind
+ * every unique name and slug: pre-checks give a friendlier message, but two concurrent creations both
+ * pass them.
  */
 function uniqueConflict(error: unknown): ApiError | undefined {
-  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
-    const match = uniqueViolation.exec(cause.message);
-    if (!match) continue;
-    const columns = [...match[0].matchAll(/\.([a-z_]+)/g)].map((column) => column[1] as string);
-    const value = columns.at(-1) as string;
-    const scope = columns.slice(0, -1).map(entityOf);
-    const entity = entityOf(match[1] as string);
-    const within = scope.length > 0 ? ` in the same ${scope.join(" and ")}` : "";
-    return new ApiError("conflict", `Another ${entity} has the same ${value.replaceAll("_", " ")}${within}`, {
-      resource: camelCase(entity.replaceAll(" ", "_")),
-      field: camelCase(value),
-    });
-  }
-  return undefined;
+  const violation = uniqueViolation(error);
+  if (!violation) return undefined;
+  const value = violation.columns.at(-1) as string;
+  const scope = violation.columns.slice(0, -1).map(entityOf);
+  const entity = entityOf(violation.table);
+  const within = scope.length > 0 ? ` in the same ${scope.join(" and ")}` : "";
+  return new ApiError("conflict", `Another ${entity} has the same ${value.replaceAll("_", " ")}${within}`, {
+    resource: camelCase(entity.replaceAll(" ", "_")),
+    field: camelCase(value),
+  });
 }
 
 /** Turns anything thrown in a handler into an ApiError; unknown failures become a bare 500. */

@@ -38,4 +38,5 @@ export * from "./scopes";
 export * from "./shards";
 export * from "./standard-webhooks";
 export * from "./strings";
+export * from "./unique-violation";
 export * from "./unsubscribe-token";

@@ -1,4 +1,4 @@
-import { ApiError } from "@crm/contracts";
+import { ApiError, uniqueViolation } from "@crm/contracts";
 import { control, insertRowsAsJson } from "@crm/db";
 import { and, eq, inArray, lt, ne } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
@@ -42,16 +42,6 @@ export type SsoConnectionPush = z.infer<typeof ssoConnectionPush>;
  * inside it cannot find its nonce already pruned by another.
  */
 const nonceMarginMs = ssoToleranceSeconds * 1000;
-
-const replayed = /UNIQUE constraint failed: sso_store_nonces\.nonce/;
-const domainTaken = /UNIQUE constraint failed: sso_domains\.domain/;
-
-function failedOn(error: unknown, constraint: RegExp): boolean {
-  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
-    if (constraint.test(cause.message)) return true;
-  }
-  return false;
-}
 
 /** 409; `domains` names the claimed ones when known (a claim made at the same moment is only seen as the batch failing). */
 const domainsClaimed = (domains?: string[]) =>
@@ -106,9 +96,10 @@ export async function storeSsoConnection(db: DrizzleD1Database, push: SsoConnect
         .onConflictDoUpdate({ target: ssoConnections.organizationId, set: connection }),
     ]);
   } catch (error) {
-    if (failedOn(error, replayed))
+    const violated = uniqueViolation(error)?.table;
+    if (violated === "sso_store_nonces")
       throw new ApiError("unauthorized", "This nonce was used before; sign each push with a new one");
-    if (failedOn(error, domainTaken)) throw domainsClaimed();
+    if (violated === "sso_domains") throw domainsClaimed();
     throw error;
   }
   return connection;

@@ -5,6 +5,7 @@ import {
   type ProviderEvent,
   providerEnvelopeSchema,
   type SignedHeaders,
+  uniqueViolation,
   validationHook,
   verifySignature,
 } from "@crm/contracts";
@@ -52,13 +53,6 @@ function parseJson(body: ArrayBuffer): unknown {
   } catch {
     throw new ApiError("invalid_request", "The body is not JSON");
   }
-}
-
-/** `UNIQUE constraint failed` on the error or a cause: a concurrent delivery won a race. */
-function isUniqueViolation(error: unknown): boolean {
-  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++)
-    if (cause.message.includes("UNIQUE constraint failed")) return true;
-  return false;
 }
 
 const alreadyReceived = async (db: Database, connectionId: string, webhookId: string) =>
@@ -119,7 +113,8 @@ export async function receiveDelivery(db: Database, delivery: InboundDelivery, n
       ]);
       return;
     } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
+      // A concurrent delivery won a race.
+      if (!uniqueViolation(error)) throw error;
       if (await alreadyReceived(db, connection.id, webhookId)) return;
       if (attempt > 0) throw error;
     }
