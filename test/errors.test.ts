@@ -116,7 +116,7 @@ describe("the regional Worker trusts only the gateway", () => {
   /** A request straight to a region's Worker, past the gateway, as a misrouted or replayed internal call would be. */
   const regional = (token: string | null, options: { region?: "us" | "eu"; method?: string; target?: string } = {}) => {
     const { region = "us", method = "GET", target = "/api/v1/workspaces" } = options;
-    return (region === "eu" ? env.API_EU : env.API_US).fetch(`https://api.${region}.internal${target}`, {
+    return { us: env.API_US, eu: env.API_EU }[region].fetch(`https://api.${region}.internal${target}`, {
       method,
       headers: token === null ? {} : { [actorContextHeader]: token },
     });

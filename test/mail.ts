@@ -103,7 +103,7 @@ export async function sentMime(
   recipient: string,
   region: "us" | "eu" = "us",
 ): Promise<Email & { raw: string }> {
-  const bucket = region === "eu" ? env.ATTACHMENTS_EU : env.ATTACHMENTS_US;
+  const bucket = { us: env.ATTACHMENTS_US, eu: env.ATTACHMENTS_EU }[region];
   const object = await bucket.get(`sent/${messageId}/${recipient}.eml`);
   if (!object) throw new Error(`no MIME kept for ${messageId} to ${recipient}`);
   const raw = await object.text();

@@ -41,6 +41,12 @@ export interface RegionalConfigOptions {
 }
 
 /** The D1 databases of a region, one per shard, with the binding the Worker reaches each by. */
+/** Where each region's R2 bucket must live: EU data in the EU jurisdiction (a new region must say where its data goes). */
+const bucketJurisdiction: { readonly [R in Region]: { jurisdiction?: "eu" | "fedramp" } } = {
+  us: {},
+  eu: { jurisdiction: "eu" },
+};
+
 export const shardDatabases = (region: Region) =>
   shardsOf(region).map((shard) => ({ shard, binding: shardBinding(shard), databaseName: shardDatabaseName(region, shard) }));
 
@@ -81,9 +87,7 @@ export function regionalWorkerConfig(region: Region, options: RegionalConfigOpti
     // Outbound mail of the shared inbox (Cloudflare Email Service; the sending domain must be onboarded, docs/deploy.md).
     send_email: [{ name: "SEND_EMAIL" }],
     // Attachments of inbound mail and the raw MIME of sent mail, in the organization's region.
-    r2_buckets: [
-      { binding: "ATTACHMENTS", bucket_name: `crm-attachments-${region}`, ...(region === "eu" ? { jurisdiction: "eu" } : {}) },
-    ],
+    r2_buckets: [{ binding: "ATTACHMENTS", bucket_name: `crm-attachments-${region}`, ...bucketJurisdiction[region] }],
     // Every minute, in every shard: outbox events missed by their request (a crash) go out; expired idempotency records go.
     triggers: { crons: ["* * * * *"] },
     // Events leave the outbox through one queue per region (each message names its shard) and are fanned

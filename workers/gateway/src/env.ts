@@ -45,12 +45,20 @@ export interface GatewayVariables {
 
 export type GatewayAppEnv = { Bindings: GatewayEnv; Variables: GatewayVariables };
 
+/**
+ * Each region's bindings on the gateway: its Worker (service binding) and the secret that signs what
+ * the gateway sends it. A region added to `Region` is a compile error here until it is wired.
+ */
+const regionBindings: { readonly [R in Region]: (env: GatewayEnv) => { service: Fetcher; contextSecret: string } } = {
+  us: (env) => ({ service: env.API_US, contextSecret: env.GATEWAY_CONTEXT_SECRET_US }),
+  eu: (env) => ({ service: env.API_EU, contextSecret: env.GATEWAY_CONTEXT_SECRET_EU }),
+};
+
 /** The Worker of a region, over its service binding. */
-export const regionService = (env: GatewayEnv, region: Region): Fetcher => (region === "eu" ? env.API_EU : env.API_US);
+export const regionService = (env: GatewayEnv, region: Region): Fetcher => regionBindings[region](env).service;
 
 /** The secret that signs what the gateway sends to a region, and that only this region verifies with. */
-export const contextSecret = (env: GatewayEnv, region: Region): string =>
-  region === "eu" ? env.GATEWAY_CONTEXT_SECRET_EU : env.GATEWAY_CONTEXT_SECRET_US;
+export const contextSecret = (env: GatewayEnv, region: Region): string => regionBindings[region](env).contextSecret;
 
 export function assertGatewayEnv(env: GatewayEnv): void {
   const required = [

@@ -4,7 +4,7 @@ import { eq, isNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { Hono } from "hono";
-import { contextSecret, type GatewayAppEnv } from "../env";
+import { contextSecret, type GatewayAppEnv, regionService } from "../env";
 import { hashPassword } from "../identity/passwords";
 import { placeOrganization } from "../organizations/placement";
 import { gatewayCall } from "../pipeline/operation-call";
@@ -167,7 +167,7 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
         }),
       })),
     };
-    const region = organization.region === "eu" ? c.env.API_EU : c.env.API_US;
+    const region = regionService(c.env, organization.region);
     organizations.push({ organizationId, organization, shard, workspaceIds, ownerIds, keys, region, regionSeed });
   }
 
