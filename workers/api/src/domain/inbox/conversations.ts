@@ -3,7 +3,7 @@ import { regional } from "@crm/db";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspaceWith, reachWorkspace } from "../../access";
-import { rowsPerStatement, runBatch } from "../../batch";
+import { rowsPerStatement } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { Database, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";

@@ -1,7 +1,6 @@
 import { ApiError } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../batch";
 import { nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { Database } from "../../env";
