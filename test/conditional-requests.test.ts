@@ -104,10 +104,9 @@ describe("the MCP update tools", () => {
 
 describe("the catalogue", () => {
   const document = openApiDocument("http://127.0.0.1:8787");
-  const entry = (operation: Operation) =>
-    (document.paths?.[operation.path] as Record<string, { parameters?: { name: string }[]; responses: Json }>)[
-      operation.method
-    ] as { parameters?: { name: string }[]; responses: Json };
+  type Entry = { parameters?: { name: string }[]; responses: Json };
+  const paths = document.paths as Record<string, Record<string, Entry>>;
+  const entry = (operation: Operation) => paths[operation.path]?.[operation.method] as Entry;
 
   it("declares If-None-Match and 304 on every single-resource GET, If-Match and 412 on every write at its path", () => {
     const conditional = catalogue.filter((operation) => conditionalReadOf(operation, catalogue));
