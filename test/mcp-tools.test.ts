@@ -1,4 +1,4 @@
-import { catalogue, type Operation, openApiDocument } from "@crm/contracts";
+import { catalogue, conditionalReadOf, type Operation, openApiDocument } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
 import { clients } from "./mcp";
 import { cast } from "./stack";
@@ -66,12 +66,17 @@ for (const [name, connect] of Object.entries(clients)) {
       expect(tools.some((tool) => tool.name.startsWith("api_keys"))).toBe(false);
     });
 
-    it("takes exactly the route's arguments, plus an idempotency key on writes and sendMode on sending tools", async () => {
+    it("takes exactly the route's arguments, plus an idempotency key on writes, ifMatch on conditional writes and sendMode on sending tools", async () => {
       const tools = await listedTools(connect);
       for (const operation of toolOperations) {
         const { inputSchema } = tools.find((tool) => tool.name === operation.mcpTool) as ListedTool;
         const writes = operation.method !== "get" && !operation.mcpHints.readOnlyHint;
-        const own = [...(writes ? ["idempotencyKey"] : []), ...(operation.mcpSendMode ? ["sendMode"] : [])];
+        const conditional = operation.method !== "get" && conditionalReadOf(operation, catalogue) !== null;
+        const own = [
+          ...(writes ? ["idempotencyKey"] : []),
+          ...(conditional ? ["ifMatch"] : []),
+          ...(operation.mcpSendMode ? ["sendMode"] : []),
+        ];
         expect(Object.keys(inputSchema.properties ?? {}).sort(), operation.mcpTool).toEqual(
           [...routeArguments(operation), ...own].sort(),
         );

@@ -343,6 +343,28 @@ describe("inbound webhooks: calls", () => {
     });
   });
 
+  it("keeps the newer call state: an older call.started or call.ended changes nothing it set", async () => {
+    const callId = `call-${unique()}`;
+    const started = Date.now() - 300_000;
+    const ended = started + 200_000;
+    const send = async (event: Record<string, unknown>) => expectReceived(await deliver(callingPath(), calling.secret, event));
+    await send({ type: "call.started", occurredAt: started, data: { callId, title: `Call ${callId}` } });
+    // The provider retries an earlier start it had queued: its title and start are older than what is stored.
+    await send({ type: "call.started", occurredAt: started - 60_000, data: { callId, title: `Stale ${callId}` } });
+    await send({ type: "call.ended", occurredAt: ended, data: { callId, durationSec: 200 } });
+    // An end from before the stored one (a leg that hung up first): stale, the later end keeps its time.
+    await send({ type: "call.ended", occurredAt: ended - 100_000, data: { callId, durationSec: 100 } });
+    const meeting = await meetingTitled(key, salesId, `Call ${callId}`);
+    expect(meeting).toMatchObject({
+      callStatus: "ended",
+      startedAtMs: started,
+      startTimeMs: started,
+      endedAtMs: ended,
+      endTimeMs: ended,
+      durationSec: 200,
+    });
+  });
+
   it("ignores a meeting-notes event on the calling route (not a calling event type), and any provider name in the path works", async () => {
     const before = await meetingsOfSales();
     await expectReceived(await deliver(callingPath(), calling.secret, scheduled(`wrong-kind-${unique()}`)));

@@ -1,3 +1,4 @@
+import { documentConditionalRequests } from "./conditional-requests";
 import { createApiKey, getApiKey, listApiKeys, replaceApiKey, revokeApiKey } from "./operations/api-keys";
 import {
   createField,
@@ -158,6 +159,7 @@ export const operations = {
 export type OperationId = keyof typeof operations;
 
 export const catalogue = Object.values(operations);
+documentConditionalRequests(catalogue);
 
 type OperationIdServedBy<S> = { [Id in OperationId]: (typeof operations)[Id]["servedBy"] extends S ? Id : never }[OperationId];
 /** Operations whose handlers run in the regional Worker. */

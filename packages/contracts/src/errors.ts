@@ -21,6 +21,7 @@ export const errorStatus = {
   conflict: 409,
   recipient_unsubscribed: 409,
   route_removed: 410,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,

@@ -2,6 +2,7 @@ export * from "./actor-context";
 export * from "./catalogue";
 export * from "./changelog";
 export * from "./changelog-markdown";
+export * from "./conditional-requests";
 export * from "./error-log";
 export * from "./errors";
 export * from "./events";

@@ -117,6 +117,11 @@ interface OperationSpec<
   responses: Res;
   /** Error codes of this operation's domain beyond those every read or write can answer (e.g. `system_resource`). */
   errors?: readonly ErrorCode[];
+  /**
+   * A GET that answers one resource: it gets a strong `ETag` and 304 for `If-None-Match`, and the
+   * PATCH, PUT and DELETE at its path take `If-Match` (`conditional-requests.ts`).
+   */
+  singleResource?: M extends "get" ? boolean : never;
 }
 
 /** Documented on every write; read and checked by the idempotency middleware, not by zod. */
@@ -228,6 +233,7 @@ export function defineOperation<
     mcpHints,
     mcpRequiresIdempotencyKey: spec.mcpRequiresIdempotencyKey ?? false,
     mcpSendMode: spec.mcpSendMode ?? null,
+    singleResource: spec.singleResource ?? false,
     servedBy: (spec.servedBy ?? "region") as S,
     route,
   };

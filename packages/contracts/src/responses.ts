@@ -44,6 +44,11 @@ export const responseHeaders = {
     required: true,
     schema: { type: "string" as const, pattern: '^"[\\x21\\x23-\\x7e]*"$', maxLength: 128 },
   },
+  WriteETag: {
+    description:
+      "Strong validator of the resource after this change, as its GET answers it: send it in `If-Match` to change it again only while no one else did. Absent when the resource cannot be read back (it was deleted meanwhile).",
+    schema: { type: "string" as const, pattern: '^"[\\x21\\x23-\\x7e]*"$', maxLength: 128 },
+  },
   "Cache-Control": {
     description:
       "How long a cache (a browser, a CDN, a client) may keep this answer before revalidating it with `If-None-Match`.",
@@ -82,6 +87,7 @@ const statusDescriptions: Partial<Record<number, string>> = {
   404: "Unknown id, or an id of another organization",
   409: "Conflict with the current state, or the same `Idempotency-Key` still in flight",
   413: "Body larger than 1 MiB",
+  412: "`If-Match` names a version of the resource that is no longer current; nothing was written",
   415: "Body is not `application/json`",
   422: "`Idempotency-Key` reused with a different request",
   429: "Rate limit exceeded; see `Retry-After` and `retryAfterMs`",

@@ -12,6 +12,7 @@ import { newId } from "@crm/db";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { entityTags, preconditions } from "./conditional-requests";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { type AppEnv, assertRegionEnv } from "./env";
 import { routeToGateway } from "./gateway-forward";
@@ -95,7 +96,14 @@ export function createApp() {
   for (const operation of catalogue) {
     if (operation.servedBy !== "region") continue;
     const handler = handlers[operation.operationId as keyof typeof handlers];
-    const middleware = [gatewayContext(operation), jsonOnly, idempotency, sendEvents];
+    const middleware = [
+      gatewayContext(operation),
+      jsonOnly,
+      entityTags(operation),
+      idempotency,
+      preconditions(operation),
+      sendEvents,
+    ].filter((step) => step !== null);
     // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
     api.openapi({ ...operation.route, middleware }, handler as never);
   }

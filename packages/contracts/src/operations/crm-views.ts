@@ -71,6 +71,7 @@ export const getView = defineOperation({
   scope: "crm:metadata:read",
   costUnits: costUnits.read,
   mcpTool: "crm_views_get",
+  singleResource: true,
   method: "get",
   path: "/crm/views/{viewId}",
   request: { params: viewParams },

@@ -107,6 +107,7 @@ export const getComposeDraft = defineOperation({
   scope: "inbox:read",
   costUnits: costUnits.read,
   mcpTool: "inbox_compose_drafts_get",
+  singleResource: true,
   method: "get",
   path: "/inbox/drafts/{draftId}",
   request: { params: draftParams },

@@ -66,6 +66,7 @@ export const getConversation = defineOperation({
   scope: "inbox:read",
   costUnits: costUnits.read,
   mcpTool: "inbox_conversations_get",
+  singleResource: true,
   method: "get",
   path: "/inbox/conversations/{conversationId}",
   request: { params: conversationParams },

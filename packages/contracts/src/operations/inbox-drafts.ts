@@ -50,6 +50,7 @@ export const getConversationDraft = defineOperation({
   scope: "inbox:read",
   costUnits: costUnits.read,
   mcpTool: "inbox_drafts_get",
+  singleResource: true,
   method: "get",
   path: "/inbox/conversations/{conversationId}/draft",
   request: { params: conversationParams },

@@ -93,6 +93,7 @@ export const getMeeting = defineOperation({
   scope: "meetings:read",
   costUnits: costUnits.read,
   mcpTool: "meetings_get",
+  singleResource: true,
   method: "get",
   path: "/meetings/{meetingId}",
   request: { params: z.object({ meetingId: pathId("meetingId", "mtg") }) },

@@ -69,6 +69,7 @@ export const getNote = defineOperation({
   scope: "notes:read",
   costUnits: costUnits.read,
   mcpTool: "notes_get",
+  singleResource: true,
   method: "get",
   path: "/notes/{noteId}",
   request: { params: noteParams },

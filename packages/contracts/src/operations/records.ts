@@ -77,6 +77,7 @@ export const getRecord = defineOperation({
   scope: "crm:records:read",
   costUnits: costUnits.read,
   mcpTool: "records_get",
+  singleResource: true,
   method: "get",
   path: "/records/{recordId}",
   request: { params: recordParams },

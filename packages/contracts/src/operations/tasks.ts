@@ -146,6 +146,7 @@ export const getTask = defineOperation({
   scope: "tasks:read",
   costUnits: costUnits.read,
   mcpTool: "tasks_get",
+  singleResource: true,
   method: "get",
   path: "/tasks/{taskId}",
   request: { params: taskParams },

@@ -132,6 +132,7 @@ export const getWebhook = defineOperation({
   scope: "webhooks:read",
   costUnits: costUnits.read,
   mcpTool: "webhooks_get",
+  singleResource: true,
   method: "get",
   path: "/webhooks/{webhookId}",
   request: { params: webhookParams },

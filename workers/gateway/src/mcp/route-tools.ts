@@ -1,4 +1,11 @@
-import { catalogue, type JsonSchema, type Operation, operationArguments, operationResult } from "@crm/contracts";
+import {
+  catalogue,
+  conditionalReadOf,
+  type JsonSchema,
+  type Operation,
+  operationArguments,
+  operationResult,
+} from "@crm/contracts";
 import { fromJsonSchema, type StandardSchemaWithJSON, type ToolAnnotations } from "@modelcontextprotocol/server";
 import { openApiDocumentFor } from "../openapi";
 
@@ -31,6 +38,16 @@ const idempotencyKeyArgument = {
   pattern: "^[!-~]+$",
   description:
     "The request's Idempotency-Key: calling again with the same key and arguments within 24 hours returns the first result and changes nothing again; the same key with other arguments is refused.",
+};
+
+/** An entity tag travels as the `If-Match` header. */
+const ifMatchArgument = {
+  type: "string",
+  minLength: 1,
+  maxLength: 2048,
+  pattern: "^[!-~][ -~]*$",
+  description:
+    "The resource's ETag as you read it (`_meta.etag` of the read tool's result, or of this tool's last result): when the resource changed since, the call fails with precondition_failed and nothing is written.",
 };
 
 export const sendModes = ["draft", "send"] as const;
@@ -66,10 +83,12 @@ function anyOfResults(results: JsonSchema[]): JsonSchema {
 function routeTool(origin: string, operation: Operation & { mcpTool: string }, draftResult: (name: string) => JsonSchema | null) {
   const document = openApiDocumentFor(origin);
   const writes = operation.method !== "get" && !operation.mcpHints.readOnlyHint;
+  const conditional = operation.method !== "get" && conditionalReadOf(operation, catalogue) !== null;
   const sendMode = operation.mcpSendMode;
   const extra = {
     properties: {
       ...(writes ? { idempotencyKey: idempotencyKeyArgument } : {}),
+      ...(conditional ? { ifMatch: ifMatchArgument } : {}),
       ...(sendMode ? { sendMode: sendModeArgument(sendMode.draftTool) } : {}),
     },
     required: operation.mcpRequiresIdempotencyKey ? ["idempotencyKey"] : [],

@@ -24,7 +24,7 @@ const encoder = new TextEncoder();
 /**
  * The HTTP request the tool's operation runs for, built from the arguments: path parameters into
  * the path template, query parameters into the query, the body's properties into a JSON body, and
- * `idempotencyKey` as the `Idempotency-Key` header. The region validates it exactly as a REST call.
+ * `idempotencyKey` as the `Idempotency-Key` header, `ifMatch` as `If-Match`. The region validates it exactly as a REST call.
  */
 function operationRequest(caller: McpCaller, tool: RouteTool, args: ToolArguments): OperationRequest {
   const { operation, placement } = tool;
@@ -42,6 +42,7 @@ function operationRequest(caller: McpCaller, tool: RouteTool, args: ToolArgument
     if (value !== null) headers.set(name, value);
   }
   if (typeof args.idempotencyKey === "string") headers.set("idempotency-key", args.idempotencyKey);
+  if (typeof args.ifMatch === "string") headers.set("if-match", args.ifMatch);
   const body = Object.fromEntries(placement.body.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]));
   // A DELETE takes no body or `{}`; every other write sends its (possibly empty) object.
   const hasBody = operation.method !== "get" && (operation.method !== "delete" || Object.keys(body).length > 0);
@@ -61,9 +62,11 @@ const errorResult = (body: ErrorBody | unknown): CallToolResult => ({
   isError: true,
 });
 
-const jsonResult = (body: Record<string, unknown>): CallToolResult => ({
+/** A JSON answer as a tool result; the resource's `ETag`, when it has one, in `_meta.etag` for a later `ifMatch`. */
+const jsonResult = (body: Record<string, unknown>, etag: string | null = null): CallToolResult => ({
   content: [{ type: "text", text: JSON.stringify(body) }],
   structuredContent: body,
+  ...(etag === null ? {} : { _meta: { etag } }),
 });
 
 function base64(bytes: ArrayBuffer): string {
@@ -76,7 +79,9 @@ function base64(bytes: ArrayBuffer): string {
 async function toolResult(response: Response, url: URL): Promise<CallToolResult> {
   const contentType = response.headers.get("content-type") ?? "application/octet-stream";
   if (response.status >= 400) return errorResult(await response.json());
-  if (/^application\/json\b/i.test(contentType)) return jsonResult((await response.json()) as Record<string, unknown>);
+  if (/^application\/json\b/i.test(contentType)) {
+    return jsonResult((await response.json()) as Record<string, unknown>, response.headers.get("etag"));
+  }
   const blob = base64(await response.arrayBuffer());
   return { content: [{ type: "resource", resource: { uri: url.href, mimeType: contentType, blob } }] };
 }

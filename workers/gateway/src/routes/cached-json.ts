@@ -1,4 +1,4 @@
-import { toBase64Url } from "@crm/contracts";
+import { noneMatchNames, strongETagOf } from "@crm/contracts";
 import type { Context } from "hono";
 
 /**
@@ -16,38 +16,7 @@ const cacheControl = "public, max-age=300";
 
 export async function cachedJson(value: unknown): Promise<CachedJson> {
   const body = JSON.stringify(value);
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
-  return { body, etag: `"${toBase64Url(new Uint8Array(digest))}"` };
-}
-
-/** `[W/]"opaque"` list elements (`etagc` is `!`, `#`–`~` and obs-text), separated by commas and optional spaces. */
-const entityTag = /[\t ]*(?:W\/)?"([\x21\x23-\x7e\x80-\xff]*)"[\t ]*(?:,|$)/y;
-
-/**
- * Whether `If-None-Match` names the current representation: `*`, or one of its tags under weak
- * comparison (a `W/` prefix on either side is ignored). A field that is not a valid list matches
- * nothing, so the client gets the full answer rather than a 304 it did not ask for.
- */
-export function noneMatchNames(header: string, etag: string): boolean {
-  if (header.trim() === "*") return true;
-  const current = etag.replace(/^W\//, "");
-  const opaque = current.slice(1, -1);
-  const tags: string[] = [];
-  entityTag.lastIndex = 0;
-  while (entityTag.lastIndex < header.length) {
-    const start = entityTag.lastIndex;
-    // Empty list elements (`a, , b`) are allowed by the list syntax and name nothing.
-    const empty = /[\t ]*,/y;
-    empty.lastIndex = start;
-    if (empty.test(header)) {
-      entityTag.lastIndex = empty.lastIndex;
-      continue;
-    }
-    const match = entityTag.exec(header);
-    if (!match) return false;
-    tags.push(match[1] as string);
-  }
-  return tags.includes(opaque);
+  return { body, etag: await strongETagOf(body) };
 }
 
 /** The cached answer, or 304 when the request's `If-None-Match` names it; both carry the validator. */

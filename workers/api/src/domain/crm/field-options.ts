@@ -3,6 +3,7 @@ import { newId, regional } from "@crm/db";
 import { and, eq, max, ne } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../batch";
+import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";
 import { defaultOptionColor } from "./field-creation";
@@ -63,7 +64,7 @@ export async function createFieldOptionOn(
   return optionResponse(option);
 }
 
-/** Changes an option; a new value follows onto every record that held the old one. */
+/** Changes an option's named properties, conditionally (`changeWithoutLoss`); a new value follows onto every record that held the old one. */
 export async function updateFieldOptionOf(
   context: ServiceContext,
   fieldDefinitionId: string,
@@ -71,58 +72,66 @@ export async function updateFieldOptionOf(
   changes: BodyOf<typeof operations.updateFieldOption>,
 ) {
   const { db } = context;
-  const field = await loadField(context, fieldDefinitionId, "admin");
-  const [option] = await db
-    .select()
-    .from(fieldOptions)
-    .where(and(eq(fieldOptions.id, fieldOptionId), eq(fieldOptions.fieldDefinitionId, fieldDefinitionId)));
-  if (!option) throw new ApiError("not_found", "Option not found");
-  if (changes.isActive === false && changes.isDefault === true) {
-    throw new ApiError("invalid_request", "An inactive option cannot be the default", [
-      { path: "body.isDefault", message: "The option is being deactivated" },
-    ]);
-  }
-  const renamed = changes.value !== undefined && changes.value !== option.value;
-  if (renamed) {
-    const [taken] = await db
-      .select({ id: fieldOptions.id })
-      .from(fieldOptions)
-      .where(
-        and(
-          eq(fieldOptions.fieldDefinitionId, fieldDefinitionId),
-          eq(fieldOptions.value, changes.value as string),
-          ne(fieldOptions.id, fieldOptionId),
-        ),
-      );
-    if (taken) throw new ApiError("conflict", `The field already has an option "${changes.value}"`, { value: changes.value });
-  }
-  const now = Date.now();
-  const next = {
-    ...option,
-    ...changes,
-    // A deactivated option stops being the default.
-    isDefault: changes.isActive === false ? false : (changes.isDefault ?? option.isDefault),
-    updatedAt: now,
-  };
-  const statements: BatchItem<"sqlite">[] = [];
-  if (next.isDefault && !option.isDefault && field.type === "select") {
-    statements.push(
-      db
-        .update(fieldOptions)
-        .set({ isDefault: false, updatedAt: now })
-        .where(eq(fieldOptions.fieldDefinitionId, fieldDefinitionId)),
-    );
-  }
-  statements.push(db.update(fieldOptions).set(next).where(eq(fieldOptions.id, fieldOptionId)));
-  // Records hold an option by its value: a new value follows onto every record that had the old one.
-  if (renamed) {
-    statements.push(
-      db
-        .update(recordValues)
-        .set({ valueText: next.value })
-        .where(and(eq(recordValues.fieldDefinitionId, fieldDefinitionId), eq(recordValues.valueText, option.value))),
-    );
-  }
-  await runBatch(db, statements);
-  return optionResponse(next);
+  return changeWithoutLoss({
+    what: "Option",
+    named: Object.keys(changes),
+    read: async () => {
+      const field = await loadField(context, fieldDefinitionId, "admin");
+      const [option] = await db
+        .select()
+        .from(fieldOptions)
+        .where(and(eq(fieldOptions.id, fieldOptionId), eq(fieldOptions.fieldDefinitionId, fieldDefinitionId)));
+      if (!option) throw new ApiError("not_found", "Option not found");
+      return { field, option };
+    },
+    shown: ({ option }) => optionResponse(option),
+    write: async ({ field, option }) => {
+      if (changes.isActive === false && changes.isDefault === true) {
+        throw new ApiError("invalid_request", "An inactive option cannot be the default", [
+          { path: "body.isDefault", message: "The option is being deactivated" },
+        ]);
+      }
+      const renamed = changes.value !== undefined && changes.value !== option.value;
+      if (renamed) {
+        const [taken] = await db
+          .select({ id: fieldOptions.id })
+          .from(fieldOptions)
+          .where(
+            and(
+              eq(fieldOptions.fieldDefinitionId, fieldDefinitionId),
+              eq(fieldOptions.value, changes.value as string),
+              ne(fieldOptions.id, fieldOptionId),
+            ),
+          );
+        if (taken) throw new ApiError("conflict", `The field already has an option "${changes.value}"`, { value: changes.value });
+      }
+      const updatedAt = nextUpdatedAt(option);
+      const columns = {
+        ...changes,
+        // A deactivated option stops being the default.
+        ...(changes.isActive === false ? { isDefault: false } : {}),
+      };
+      const next = { ...option, ...columns, updatedAt };
+      const statements: BatchItem<"sqlite">[] = [];
+      if (next.isDefault && !option.isDefault && field.type === "select") {
+        statements.push(
+          db
+            .update(fieldOptions)
+            .set({ isDefault: false, updatedAt })
+            .where(and(eq(fieldOptions.fieldDefinitionId, fieldDefinitionId), ne(fieldOptions.id, fieldOptionId))),
+        );
+      }
+      // Records hold an option by its value: a new value follows onto every record that had the old one.
+      if (renamed) {
+        statements.push(
+          db
+            .update(recordValues)
+            .set({ valueText: next.value })
+            .where(and(eq(recordValues.fieldDefinitionId, fieldDefinitionId), eq(recordValues.valueText, option.value))),
+        );
+      }
+      await runConditionalBatch(db, fieldOptions, option, columns, updatedAt, statements);
+      return optionResponse(next);
+    },
+  });
 }

@@ -4,6 +4,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace } from "../../access";
 import { runBatch } from "../../batch";
+import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
@@ -59,70 +60,78 @@ export async function listFieldsOf(
   return { data, pagination: page.pagination };
 }
 
-/** Changes a field; making it unique fills identity keys, and live records that share a value make it 409. */
+/**
+ * Changes a field's named properties, conditionally (`changeWithoutLoss`); making it unique fills
+ * identity keys, and live records that share a value make it 409.
+ */
 export async function updateFieldOf(
   context: ServiceContext,
   fieldDefinitionId: string,
   changes: BodyOf<typeof operations.updateField>,
 ) {
   const { db } = context;
-  const field = await loadField(context, fieldDefinitionId, "admin");
-  const type = field.type as FieldType;
-  if (field.isSystem && Object.keys(changes).some((key) => key !== "name")) {
-    throw new ApiError("system_resource", "Only the name of a system field can change");
-  }
-  if (changes.isUnique && !uniqueCapableTypes.has(type)) {
-    throw new ApiError("invalid_request", "The field is not valid; see details.", [
-      { path: "body.isUnique", message: `${type} fields cannot be unique` },
-    ]);
-  }
-  if (changes.defaultValue !== undefined && changes.defaultValue !== null) {
-    const check = isChoiceType(type)
-      ? { ok: false as const, message: "Select fields take their default from the options' isDefault" }
-      : checkDefaultValue({ type }, changes.defaultValue);
-    if (!check.ok)
-      throw new ApiError("invalid_request", "The field is not valid; see details.", [
-        { path: "body.defaultValue", message: check.message },
-      ]);
-  }
-  const statements: BatchItem<"sqlite">[] = [
-    db
-      .update(fieldDefinitions)
-      .set({ ...changes, updatedAt: Date.now() })
-      .where(eq(fieldDefinitions.id, fieldDefinitionId)),
-  ];
-  // Identity keys exist only while a field is unique; live records that share a value make it 409.
-  if (changes.isUnique !== undefined && changes.isUnique !== field.isUnique) {
-    statements.push(
-      changes.isUnique
-        ? db
-            .update(recordValues)
-            .set({ identityKey: sql`lower(trim(coalesce(${recordValues.valueText}, ${recordValues.valueNumber})))` })
-            .where(
-              and(
-                eq(recordValues.fieldDefinitionId, fieldDefinitionId),
-                or(isNotNull(recordValues.valueText), isNotNull(recordValues.valueNumber)),
-                inArray(recordValues.recordId, db.select({ id: records.id }).from(records).where(isNull(records.deletedAt))),
-              ),
-            )
-        : db.update(recordValues).set({ identityKey: null }).where(eq(recordValues.fieldDefinitionId, fieldDefinitionId)),
-    );
-  }
-  try {
-    await runBatch(db, statements);
-  } catch (error) {
-    if (isIdentityViolation(error))
-      throw new ApiError("conflict", "Live records share values of this field, so it cannot be unique");
-    throw error;
-  }
-  const [updated] = await db.select().from(fieldDefinitions).where(eq(fieldDefinitions.id, fieldDefinitionId));
-  if (!updated) throw new ApiError("not_found", "Field not found");
-  const options = await db
-    .select()
-    .from(fieldOptions)
-    .where(eq(fieldOptions.fieldDefinitionId, fieldDefinitionId))
-    .orderBy(asc(fieldOptions.position));
-  return fieldResponse(updated, options);
+  const readField = async () => {
+    const field = await loadField(context, fieldDefinitionId, "admin");
+    const options = await db
+      .select()
+      .from(fieldOptions)
+      .where(eq(fieldOptions.fieldDefinitionId, fieldDefinitionId))
+      .orderBy(asc(fieldOptions.position));
+    return { field, options };
+  };
+  return changeWithoutLoss({
+    what: "Field",
+    named: Object.keys(changes),
+    read: readField,
+    shown: ({ field, options }) => fieldResponse(field, options),
+    write: async ({ field, options }) => {
+      const type = field.type as FieldType;
+      if (field.isSystem && Object.keys(changes).some((key) => key !== "name")) {
+        throw new ApiError("system_resource", "Only the name of a system field can change");
+      }
+      if (changes.isUnique && !uniqueCapableTypes.has(type)) {
+        throw new ApiError("invalid_request", "The field is not valid; see details.", [
+          { path: "body.isUnique", message: `${type} fields cannot be unique` },
+        ]);
+      }
+      if (changes.defaultValue !== undefined && changes.defaultValue !== null) {
+        const check = isChoiceType(type)
+          ? { ok: false as const, message: "Select fields take their default from the options' isDefault" }
+          : checkDefaultValue({ type }, changes.defaultValue);
+        if (!check.ok)
+          throw new ApiError("invalid_request", "The field is not valid; see details.", [
+            { path: "body.defaultValue", message: check.message },
+          ]);
+      }
+      const updatedAt = nextUpdatedAt(field);
+      const statements: BatchItem<"sqlite">[] = [];
+      // Identity keys exist only while a field is unique; live records that share a value make it 409.
+      if (changes.isUnique !== undefined && changes.isUnique !== field.isUnique) {
+        statements.push(
+          changes.isUnique
+            ? db
+                .update(recordValues)
+                .set({ identityKey: sql`lower(trim(coalesce(${recordValues.valueText}, ${recordValues.valueNumber})))` })
+                .where(
+                  and(
+                    eq(recordValues.fieldDefinitionId, fieldDefinitionId),
+                    or(isNotNull(recordValues.valueText), isNotNull(recordValues.valueNumber)),
+                    inArray(recordValues.recordId, db.select({ id: records.id }).from(records).where(isNull(records.deletedAt))),
+                  ),
+                )
+            : db.update(recordValues).set({ identityKey: null }).where(eq(recordValues.fieldDefinitionId, fieldDefinitionId)),
+        );
+      }
+      try {
+        await runConditionalBatch(db, fieldDefinitions, field, changes, updatedAt, statements);
+      } catch (error) {
+        if (isIdentityViolation(error))
+          throw new ApiError("conflict", "Live records share values of this field, so it cannot be unique");
+        throw error;
+      }
+      return fieldResponse({ ...field, ...changes, updatedAt }, options);
+    },
+  });
 }
 
 /** Removes a custom field for good: its values, options and every mention in saved views. */

@@ -3,6 +3,7 @@ import { regional } from "@crm/db";
 import { and, asc, eq, inArray, max, ne } from "drizzle-orm";
 import { loadInWorkspace, reachWorkspace } from "../../access";
 import { runBatch } from "../../batch";
+import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";
 import { customObjectType, objectTypeStatements } from "./blueprints";
@@ -70,22 +71,29 @@ export async function createObjectTypeIn({ db, actor }: ServiceContext, input: B
   return objectTypeResponse(created);
 }
 
+/** Changes the named properties of an object type, conditionally (`changeWithoutLoss`). */
 export async function updateObjectTypeOf(
   context: ServiceContext,
   objectTypeId: string,
   changes: BodyOf<typeof operations.updateObjectType>,
 ) {
-  const objectType = await loadObjectType(context, objectTypeId, "admin");
-  if (objectType.isSystem && changes.isActive === false) {
-    throw new ApiError("system_resource", "System object types cannot be deactivated");
-  }
-  const [updated] = await context.db
-    .update(objectTypes)
-    .set({ ...changes, updatedAt: Date.now() })
-    .where(eq(objectTypes.id, objectTypeId))
-    .returning();
-  if (!updated) throw new ApiError("not_found", "Object type not found");
-  return objectTypeResponse(updated);
+  return changeWithoutLoss({
+    what: "Object type",
+    named: Object.keys(changes),
+    read: async () => {
+      const objectType = await loadObjectType(context, objectTypeId, "admin");
+      if (objectType.isSystem && changes.isActive === false) {
+        throw new ApiError("system_resource", "System object types cannot be deactivated");
+      }
+      return objectType;
+    },
+    shown: objectTypeResponse,
+    write: async (objectType) => {
+      const updatedAt = nextUpdatedAt(objectType);
+      await runConditionalBatch(context.db, objectTypes, objectType, changes, updatedAt);
+      return objectTypeResponse({ ...objectType, ...changes, updatedAt });
+    },
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import { and, asc, eq, max, ne } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace } from "../../access";
 import { runBatch } from "../../batch";
+import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
@@ -93,51 +94,62 @@ export async function createViewOn(context: ServiceContext, objectTypeId: string
   return viewResponse(view);
 }
 
-/** Changes a view, checked against its object type's fields as on creation. */
+const shapeKeys = ["type", "config", "kanbanFieldDefinitionId", "kanbanWinOptionIds", "kanbanLossOptionIds"] as const;
+
+/**
+ * Changes a view, checked against its object type's fields as on creation. Only the named
+ * properties are written (its shape as a whole when any part of it is named), conditionally.
+ */
 export async function updateViewOf(context: ServiceContext, viewId: string, changes: BodyOf<typeof operations.updateView>) {
   const { db } = context;
-  const view = await loadView(context, viewId, "manager");
-  if (changes.isDefault === false && view.isDefault) {
-    throw new ApiError("invalid_request", "Make another view the default instead", [
-      { path: "body.isDefault", message: "An object type keeps one default view" },
-    ]);
-  }
-  const fieldGiven = changes.kanbanFieldDefinitionId !== undefined;
-  const kanbanFieldDefinitionId = fieldGiven ? (changes.kanbanFieldDefinitionId ?? null) : view.kanbanFieldDefinitionId;
-  // Naming the board's field (or null) decides the type as on creation; otherwise the type stays.
-  const type = changes.type ?? (fieldGiven ? viewTypeOf(undefined, kanbanFieldDefinitionId) : view.type);
-  // Switching to a table without naming a field drops the board's settings rather than refusing the change.
-  const boardDropped = type === "table" && !fieldGiven;
-  // Win and loss ids are options of the board's field: they do not carry over to another field.
-  const keepOutcomes = !boardDropped && kanbanFieldDefinitionId === view.kanbanFieldDefinitionId;
-  const shape: ViewShape = {
-    type,
-    config: changes.config ?? view.config,
-    kanbanFieldDefinitionId: boardDropped ? null : kanbanFieldDefinitionId,
-    kanbanWinOptionIds: changes.kanbanWinOptionIds ?? (keepOutcomes ? view.kanbanWinOptionIds : []),
-    kanbanLossOptionIds: changes.kanbanLossOptionIds ?? (keepOutcomes ? view.kanbanLossOptionIds : []),
-  };
-  checkView(shape, await fieldsWithOptions(db, view.objectTypeId));
-  const now = Date.now();
-  const updated = {
-    ...view,
-    ...shape,
-    name: changes.name ?? view.name,
-    emoji: changes.emoji === undefined ? view.emoji : changes.emoji,
-    isDefault: changes.isDefault ?? view.isDefault,
-    updatedAt: now,
-  };
-  const statements: BatchItem<"sqlite">[] = [];
-  if (updated.isDefault && !view.isDefault) {
-    statements.push(
-      db
-        .update(recordViews)
-        .set({ isDefault: false })
-        .where(and(eq(recordViews.objectTypeId, view.objectTypeId), ne(recordViews.id, viewId))),
-    );
-  }
-  await runBatch(db, [...statements, db.update(recordViews).set(updated).where(eq(recordViews.id, viewId))]);
-  return viewResponse(updated);
+  return changeWithoutLoss({
+    what: "View",
+    named: Object.keys(changes),
+    read: () => loadView(context, viewId, "manager"),
+    shown: viewResponse,
+    write: async (view) => {
+      if (changes.isDefault === false && view.isDefault) {
+        throw new ApiError("invalid_request", "Make another view the default instead", [
+          { path: "body.isDefault", message: "An object type keeps one default view" },
+        ]);
+      }
+      const fieldGiven = changes.kanbanFieldDefinitionId !== undefined;
+      const kanbanFieldDefinitionId = fieldGiven ? (changes.kanbanFieldDefinitionId ?? null) : view.kanbanFieldDefinitionId;
+      // Naming the board's field (or null) decides the type as on creation; otherwise the type stays.
+      const type = changes.type ?? (fieldGiven ? viewTypeOf(undefined, kanbanFieldDefinitionId) : view.type);
+      // Switching to a table without naming a field drops the board's settings rather than refusing the change.
+      const boardDropped = type === "table" && !fieldGiven;
+      // Win and loss ids are options of the board's field: they do not carry over to another field.
+      const keepOutcomes = !boardDropped && kanbanFieldDefinitionId === view.kanbanFieldDefinitionId;
+      const shape: ViewShape = {
+        type,
+        config: changes.config ?? view.config,
+        kanbanFieldDefinitionId: boardDropped ? null : kanbanFieldDefinitionId,
+        kanbanWinOptionIds: changes.kanbanWinOptionIds ?? (keepOutcomes ? view.kanbanWinOptionIds : []),
+        kanbanLossOptionIds: changes.kanbanLossOptionIds ?? (keepOutcomes ? view.kanbanLossOptionIds : []),
+      };
+      checkView(shape, await fieldsWithOptions(db, view.objectTypeId));
+      const columns = {
+        ...(shapeKeys.some((key) => changes[key] !== undefined) ? shape : {}),
+        ...(changes.name === undefined ? {} : { name: changes.name }),
+        ...(changes.emoji === undefined ? {} : { emoji: changes.emoji }),
+        ...(changes.isDefault === undefined ? {} : { isDefault: changes.isDefault }),
+      };
+      const updatedAt = nextUpdatedAt(view);
+      const updated = { ...view, ...columns, updatedAt };
+      const statements: BatchItem<"sqlite">[] = [];
+      if (updated.isDefault && !view.isDefault) {
+        statements.push(
+          db
+            .update(recordViews)
+            .set({ isDefault: false })
+            .where(and(eq(recordViews.objectTypeId, view.objectTypeId), ne(recordViews.id, viewId))),
+        );
+      }
+      await runConditionalBatch(db, recordViews, view, columns, updatedAt, statements);
+      return viewResponse(updated);
+    },
+  });
 }
 
 /** Removes a view; when it was the default, the first remaining view becomes it. */

@@ -2,6 +2,7 @@ import { ApiError, type ComposeDraft, type operations } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, eq, isNull, lte, or, type SQL } from "drizzle-orm";
 import { reachWorkspace } from "../../access";
+import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { creationOrder, paginate } from "../../pagination";
@@ -129,37 +130,40 @@ export async function listComposeDraftsIn(
   return { data: page.data.map(draftResponse), pagination: page.pagination };
 }
 
-/** Each property given replaces the draft's (null clears subject, text and html); a draft being sent stays as it is. */
+/**
+ * Each property given replaces the draft's (null clears subject, text and html), conditionally
+ * (`changeWithoutLoss`); a draft being sent stays as it is (409).
+ */
 export async function updateComposeDraftOf(
   context: ServiceContext,
   draftId: string,
   changes: BodyOf<typeof operations.updateComposeDraft>,
 ): Promise<ComposeDraft> {
   const { db } = context;
-  const draft = await loadDraft(context, draftId, "write");
-  const mailbox =
-    changes.mailbox === undefined
-      ? draft.mailbox
-      : (await workspaceMailbox(db, draft.workspaceId, changes.mailbox, "body.mailbox")).address;
-  const now = Date.now();
-  const updated: ComposeDraftRow = {
-    ...draft,
-    mailbox,
-    toAddresses: changes.to ?? draft.toAddresses,
-    ccAddresses: changes.cc ?? draft.ccAddresses,
-    subject: changes.subject === undefined ? draft.subject : changes.subject,
-    text: changes.text === undefined ? draft.text : changes.text,
-    html: changes.html === undefined ? draft.html : changes.html === null ? null : storedHtml(changes.html, "html"),
-    updatedAt: now,
-  };
-  const { id: _, sendingUntil: __, ...values } = updated;
-  const written = await db
-    .update(composeDrafts)
-    .set(values)
-    .where(and(eq(composeDrafts.id, draftId), unclaimed(now)))
-    .returning({ id: composeDrafts.id });
-  if (written.length === 0) throw await goneOrClaimed(context, draftId);
-  return draftResponse(updated);
+  return changeWithoutLoss({
+    what: "Draft",
+    named: Object.keys(changes),
+    read: () => loadDraft(context, draftId, "write"),
+    shown: draftResponse,
+    write: async (draft) => {
+      const now = Date.now();
+      if (draft.sendingUntil !== null && draft.sendingUntil > now) throw await goneOrClaimed(context, draftId);
+      const columns: Partial<ComposeDraftRow> = {
+        ...(changes.mailbox === undefined
+          ? {}
+          : { mailbox: (await workspaceMailbox(db, draft.workspaceId, changes.mailbox, "body.mailbox")).address }),
+        ...(changes.to === undefined ? {} : { toAddresses: changes.to }),
+        ...(changes.cc === undefined ? {} : { ccAddresses: changes.cc }),
+        ...(changes.subject === undefined ? {} : { subject: changes.subject }),
+        ...(changes.text === undefined ? {} : { text: changes.text }),
+        ...(changes.html === undefined ? {} : { html: changes.html === null ? null : storedHtml(changes.html, "html") }),
+      };
+      const updatedAt = nextUpdatedAt(draft, now);
+      // A send that claimed the draft after it was read moves nothing else: the claim is part of the condition.
+      await runConditionalBatch(db, composeDrafts, draft, columns, updatedAt, [], unclaimed(now));
+      return draftResponse({ ...draft, ...columns, updatedAt });
+    },
+  });
 }
 
 export async function deleteComposeDraftOf(context: ServiceContext, draftId: string): Promise<void> {

@@ -3,7 +3,8 @@ import { regional } from "@crm/db";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspaceWith, reachWorkspace } from "../../access";
-import { rowsPerStatement, runBatch } from "../../batch";
+import { rowsPerStatement } from "../../batch";
+import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { Database, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { type KeysetColumn, paginate } from "../../pagination";
@@ -119,39 +120,46 @@ export async function updateConversationOf(
   changes: BodyOf<typeof operations.updateConversation>,
 ): Promise<Conversation> {
   const { db } = context;
-  const { row } = await loadConversation(context, conversationId, "member");
   const assigneeUserIds = changes.assigneeUserIds && [...new Set(changes.assigneeUserIds)];
   const linkedRecordIds = changes.linkedRecordIds && [...new Set(changes.linkedRecordIds)];
-  await Promise.all([
-    checkAssignees(db, row.workspaceId, assigneeUserIds ?? []),
-    checkLinkedRecords(db, row.workspaceId, linkedRecordIds ?? []),
-  ]);
-  const now = Date.now();
-  const statements: BatchItem<"sqlite">[] = [
-    db
-      .update(conversations)
-      .set({ ...(changes.isClosed === undefined ? {} : { isClosed: changes.isClosed }), updatedAt: now })
-      .where(eq(conversations.id, row.id)),
-  ];
-  const owned = { conversationId: row.id, workspaceId: row.workspaceId, createdAt: now };
-  if (assigneeUserIds) {
-    statements.push(db.delete(conversationAssignees).where(eq(conversationAssignees.conversationId, row.id)));
-    const rows = assigneeUserIds.map((userId) => ({ ...owned, userId }));
-    statements.push(...rowsPerStatement(rows, 4).map((chunk) => db.insert(conversationAssignees).values(chunk)));
-  }
-  if (linkedRecordIds) {
-    statements.push(
-      db
-        .delete(conversationRecords)
-        .where(and(eq(conversationRecords.conversationId, row.id), eq(conversationRecords.source, "manual"))),
-    );
-    const rows = linkedRecordIds.map((recordId) => ({ ...owned, recordId, source: "manual" as const }));
-    statements.push(...rowsPerStatement(rows, 5).map((chunk) => db.insert(conversationRecords).values(chunk)));
-    statements.push(linkedFlagStatement(db, row.id));
-  }
-  await runBatch(db, statements);
-  const [updated] = await db.select().from(conversations).where(eq(conversations.id, row.id));
-  return (await conversationResponses(db, row.workspaceId, [updated as ConversationRow]))[0] as Conversation;
+  const shown = async (row: ConversationRow) => (await conversationResponses(db, row.workspaceId, [row]))[0] as Conversation;
+  return changeWithoutLoss({
+    what: "Conversation",
+    named: Object.keys(changes),
+    read: async () => {
+      const { row } = await loadConversation(context, conversationId, "member");
+      return { row, shown: await shown(row) };
+    },
+    shown: (read) => read.shown,
+    write: async ({ row }) => {
+      await Promise.all([
+        checkAssignees(db, row.workspaceId, assigneeUserIds ?? []),
+        checkLinkedRecords(db, row.workspaceId, linkedRecordIds ?? []),
+      ]);
+      const updatedAt = nextUpdatedAt(row);
+      const statements: BatchItem<"sqlite">[] = [];
+      const owned = { conversationId: row.id, workspaceId: row.workspaceId, createdAt: updatedAt };
+      if (assigneeUserIds) {
+        statements.push(db.delete(conversationAssignees).where(eq(conversationAssignees.conversationId, row.id)));
+        const rows = assigneeUserIds.map((userId) => ({ ...owned, userId }));
+        statements.push(...rowsPerStatement(rows, 4).map((chunk) => db.insert(conversationAssignees).values(chunk)));
+      }
+      if (linkedRecordIds) {
+        statements.push(
+          db
+            .delete(conversationRecords)
+            .where(and(eq(conversationRecords.conversationId, row.id), eq(conversationRecords.source, "manual"))),
+        );
+        const rows = linkedRecordIds.map((recordId) => ({ ...owned, recordId, source: "manual" as const }));
+        statements.push(...rowsPerStatement(rows, 5).map((chunk) => db.insert(conversationRecords).values(chunk)));
+        statements.push(linkedFlagStatement(db, row.id));
+      }
+      const columns = changes.isClosed === undefined ? {} : { isClosed: changes.isClosed };
+      await runConditionalBatch(db, conversations, row, columns, updatedAt, statements);
+      const [updated] = await db.select().from(conversations).where(eq(conversations.id, row.id));
+      return shown(updated as ConversationRow);
+    },
+  });
 }
 
 const messageOrder: KeysetColumn<MessageRow>[] = [

@@ -4,6 +4,7 @@ import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspaceWith, reachWorkspace, requireRole } from "../../access";
 import { rowsPerStatement, runBatch } from "../../batch";
+import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { Database, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
@@ -134,44 +135,43 @@ export async function createInboxViewIn(
   return (await viewResponses(db, actor, [view]))[0] as InboxView;
 }
 
+/** Changes an inbox view's named properties, conditionally (`changeWithoutLoss`). */
 export async function updateInboxViewOf(
   context: ServiceContext,
   viewId: string,
   changes: BodyOf<typeof operations.updateInboxView>,
 ): Promise<InboxView> {
   const { db, actor } = context;
-  const row = await loadWritableView(context, viewId);
-  const visibility = changes.visibility ?? row.visibility;
-  // Making a personal view visible to others needs what writing such a view needs.
-  if (visibility !== row.visibility) {
-    await reachWorkspace(db, actor, row.workspaceId, { what: "Inbox view", role: writerRole(visibility) });
-  }
-  await checkViewReferences(db, row.workspaceId, { ...changes, visibility });
-  const updated: ViewRow = {
-    ...row,
-    ...(changes.name === undefined ? {} : { name: changes.name }),
-    ...(changes.emoji === undefined ? {} : { emoji: changes.emoji }),
-    ...(changes.config === undefined ? {} : { config: changes.config }),
-    visibility,
-    updatedAt: Date.now(),
-  };
-  // Only a restricted view lists members: leaving it drops them, `memberUserIds` replaces them.
-  const listed = visibility === "restricted" ? changes.memberUserIds : [];
-  const members = listed ? memberStatements(db, row.id, listed) : [];
-  await runBatch(db, [
-    db
-      .update(inboxViews)
-      .set({
-        name: updated.name,
-        emoji: updated.emoji,
-        config: updated.config,
-        visibility: updated.visibility,
-        updatedAt: updated.updatedAt,
-      })
-      .where(eq(inboxViews.id, row.id)),
-    ...members,
-  ]);
-  return (await viewResponses(db, actor, [updated]))[0] as InboxView;
+  return changeWithoutLoss({
+    what: "Inbox view",
+    named: Object.keys(changes),
+    read: async () => {
+      const row = await loadWritableView(context, viewId);
+      const [shown] = await viewResponses(db, actor, [row]);
+      return { row, shown: shown as InboxView };
+    },
+    shown: ({ shown }) => shown,
+    write: async ({ row }) => {
+      const visibility = changes.visibility ?? row.visibility;
+      // Making a personal view visible to others needs what writing such a view needs.
+      if (visibility !== row.visibility) {
+        await reachWorkspace(db, actor, row.workspaceId, { what: "Inbox view", role: writerRole(visibility) });
+      }
+      await checkViewReferences(db, row.workspaceId, { ...changes, visibility });
+      const columns = {
+        ...(changes.name === undefined ? {} : { name: changes.name }),
+        ...(changes.emoji === undefined ? {} : { emoji: changes.emoji }),
+        ...(changes.config === undefined ? {} : { config: changes.config }),
+        ...(changes.visibility === undefined ? {} : { visibility }),
+      };
+      const updatedAt = nextUpdatedAt(row);
+      // Only a restricted view lists members: leaving it drops them, `memberUserIds` replaces them.
+      const listed = visibility === "restricted" ? changes.memberUserIds : [];
+      const members = listed ? memberStatements(db, row.id, listed) : [];
+      await runConditionalBatch(db, inboxViews, row, columns, updatedAt, members);
+      return (await viewResponses(db, actor, [{ ...row, ...columns, updatedAt }]))[0] as InboxView;
+    },
+  });
 }
 
 export async function deleteInboxViewOf(context: ServiceContext, viewId: string): Promise<void> {

@@ -145,13 +145,18 @@ function nextMeeting(row: MeetingRow, event: ProviderEvent): { meeting: MeetingR
     case "transcript.ready":
       return { meeting: { ...row, hasTranscript: true }, participants: [] };
     case "call.started": {
+      // The start (title, start time) moves only forward: an older start than the stored one changes none of it.
+      const startCurrent = isCurrent(row.startedAtMs, at);
       const stillRunning = row.callStatus !== "ended" && isCurrent(row.callAt, at);
+      // A start that arrives after its call ended completes the duration the end could not measure.
+      const durationSec =
+        row.durationSec === null && row.endedAtMs !== null && startCurrent
+          ? Math.max(0, Math.round((row.endedAtMs - at) / 1000))
+          : row.durationSec;
       return {
         meeting: {
           ...row,
-          title: event.data.title ?? row.title,
-          startTimeMs: at,
-          startedAtMs: at,
+          ...(startCurrent ? { title: event.data.title ?? row.title, startTimeMs: at, startedAtMs: at, durationSec } : {}),
           callStatus: stillRunning ? "in_progress" : row.callStatus,
           callAt: stillRunning ? at : row.callAt,
         },
@@ -164,6 +169,8 @@ function nextMeeting(row: MeetingRow, event: ProviderEvent): { meeting: MeetingR
       };
     }
     case "call.ended": {
+      // An end older than the one stored is stale: the later end keeps its time and duration.
+      if (!isCurrent(row.endedAtMs, at)) return { meeting: row, participants: [] };
       const measured = row.startedAtMs === null ? null : Math.max(0, Math.round((at - row.startedAtMs) / 1000));
       return {
         meeting: {

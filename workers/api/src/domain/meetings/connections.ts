@@ -1,6 +1,6 @@
-import { newWebhookSecret, type operations } from "@crm/contracts";
+import { ApiError, newWebhookSecret, type operations } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { loadInWorkspace, reachWorkspace } from "../../access";
 import type { ResponseSecrets, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
@@ -87,16 +87,20 @@ export async function deleteConnectionOf(context: ServiceContext, connectionId: 
   await context.db.delete(integrationConnections).where(eq(integrationConnections.id, connectionId));
 }
 
+/** A new secret in one statement that moves the stored one to `previousSecret`, never written back from an earlier read. */
 export async function rotateConnectionSecretOf(context: ServiceContext, connectionId: string): Promise<ConnectionRow> {
-  const connection = await loadConnection(context, connectionId);
+  await loadConnection(context, connectionId);
   const now = Date.now();
-  const updated: ConnectionRow = {
-    ...connection,
-    secret: newWebhookSecret(),
-    previousSecret: connection.secret,
-    previousSecretExpiresAt: now + previousSecretValidMs,
-    secretRotatedAt: now,
-  };
-  await context.db.update(integrationConnections).set(updated).where(eq(integrationConnections.id, connectionId));
-  return updated;
+  const [rotated] = await context.db
+    .update(integrationConnections)
+    .set({
+      secret: newWebhookSecret(),
+      previousSecret: sql`${integrationConnections.secret}`,
+      previousSecretExpiresAt: now + previousSecretValidMs,
+      secretRotatedAt: now,
+    })
+    .where(eq(integrationConnections.id, connectionId))
+    .returning();
+  if (!rotated) throw new ApiError("not_found", "Connection not found");
+  return rotated;
 }

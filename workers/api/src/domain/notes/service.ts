@@ -3,6 +3,7 @@ import { newId, regional } from "@crm/db";
 import { and, eq, isNull } from "drizzle-orm";
 import { loadInWorkspace } from "../../access";
 import { runBatch } from "../../batch";
+import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { creationOrder, paginate } from "../../pagination";
@@ -63,38 +64,41 @@ export async function createNoteOn(context: ServiceContext, recordId: string, in
 
 export const readNote = async (context: ServiceContext, noteId: string) => noteResponse(await loadNote(context, noteId));
 
-/** Changes a note; `note.updated` lists the keys whose value changed, as tasks and records do. */
+/** Changes a note's named properties, conditionally (`changeWithoutLoss`); `note.updated` lists the keys whose value changed, as tasks and records do. */
 export async function updateNoteOf(context: ServiceContext, noteId: string, changes: BodyOf<typeof operations.updateNote>) {
   const { db, actor } = context;
-  const note = await loadNote(context, noteId, "member");
-  const content =
-    changes.contentHtml !== undefined
-      ? sanitizedContent("contentHtml", changes.contentHtml, changes.contentPlain)
-      : { html: note.contentHtml, plain: changes.contentPlain ?? note.contentPlain };
-  const now = Date.now();
-  const updated: NoteRow = {
-    ...note,
-    title: changes.title ?? note.title,
-    contentHtml: content.html,
-    contentPlain: content.plain,
-    updatedAt: now,
-  };
-  const response = noteResponse(updated);
-  await runBatch(db, [
-    db.update(notes).set(updated).where(eq(notes.id, noteId)),
-    eventStatement(
-      db,
-      actor,
-      {
-        type: "note.updated",
-        workspaceId: note.workspaceId,
-        objectTypeId: await objectTypeOfRecord(db, note.recordId),
-        data: { ...response, changedFields: changedKeys(changes, noteResponse(note), response) },
-      },
-      now,
-    ),
-  ]);
-  return response;
+  return changeWithoutLoss({
+    what: "Note",
+    named: Object.keys(changes),
+    read: () => loadNote(context, noteId, "member"),
+    shown: noteResponse,
+    write: async (note) => {
+      const content =
+        changes.contentHtml !== undefined
+          ? sanitizedContent("contentHtml", changes.contentHtml, changes.contentPlain)
+          : undefined;
+      const columns: Partial<NoteRow> = {
+        ...(changes.title === undefined ? {} : { title: changes.title }),
+        ...(content ? { contentHtml: content.html, contentPlain: content.plain } : {}),
+        ...(!content && changes.contentPlain !== undefined ? { contentPlain: changes.contentPlain } : {}),
+      };
+      const updatedAt = nextUpdatedAt(note);
+      const response = noteResponse({ ...note, ...columns, updatedAt });
+      const event = eventStatement(
+        db,
+        actor,
+        {
+          type: "note.updated",
+          workspaceId: note.workspaceId,
+          objectTypeId: await objectTypeOfRecord(db, note.recordId),
+          data: { ...response, changedFields: changedKeys(changes, noteResponse(note), response) },
+        },
+        updatedAt,
+      );
+      await runConditionalBatch(db, notes, note, columns, updatedAt, [event]);
+      return response;
+    },
+  });
 }
 
 /** Soft delete: the note leaves every list and read for good. */

@@ -2,6 +2,7 @@ import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
 import { regional, rowJson, rowsFromJson } from "@crm/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { loadInWorkspace, loadInWorkspaceWith, memberJoin, workspaceAccessFrom } from "../../access";
+import { changeWithoutLoss } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { checkScalar } from "../crm/field-types";
@@ -9,7 +10,7 @@ import { loadObjectType } from "../crm/object-types";
 import { withOptions } from "../crm/resources";
 import { loadView } from "../crm/views";
 import { queryRecordPage } from "./query";
-import { type RecordResponse, recordFields, responsesFrom, valuesFromJson, valuesJson } from "./store";
+import { type RecordResponse, recordFields, recordResponses, responsesFrom, valuesFromJson, valuesJson } from "./store";
 import { identityKeyOf } from "./values";
 import { insertRecord, softDeleteRecord, writeRecordChanges } from "./write";
 
@@ -62,9 +63,20 @@ export async function readRecord({ db, actor }: ServiceContext, recordId: string
   return response as RecordResponse;
 }
 
+/** Changes the named fields of a record, conditionally (`changeWithoutLoss`). */
 export async function updateRecordOf(context: ServiceContext, recordId: string, fields: Record<string, unknown>) {
-  const record = await loadRecord(context, recordId, "member");
-  return writeRecordChanges(context.db, context.actor, record, fields);
+  const { db, actor } = context;
+  return changeWithoutLoss({
+    what: "Record",
+    named: Object.keys(fields),
+    read: async () => {
+      const row = await loadRecord(context, recordId, "member");
+      const [shown] = await recordResponses(db, await recordFields(db, row.objectTypeId), [row]);
+      return { row, shown: shown?.fields ?? {} };
+    },
+    shown: (read) => read.shown,
+    write: ({ row }) => writeRecordChanges(db, actor, row, fields),
+  });
 }
 
 export async function deleteRecordOf(context: ServiceContext, recordId: string): Promise<void> {
@@ -98,10 +110,7 @@ export async function assertRecordIn(
     .from(recordValues)
     .where(and(eq(recordValues.fieldDefinitionId, matching.id), eq(recordValues.identityKey, identityKeyOf(value.value))))
     .limit(1);
-  if (match) {
-    const record = await loadRecord(context, match.recordId, "member");
-    return { record: await writeRecordChanges(db, actor, record, input), created: false };
-  }
+  if (match) return { record: await updateRecordOf(context, match.recordId, input), created: false };
   return { record: await insertRecord(db, actor, objectType, input), created: true };
 }
 

@@ -1,8 +1,8 @@
 import { ApiError } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../batch";
+import { nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { Database } from "../../env";
 import { changedKeys, type EventSource, eventStatement } from "../events";
 import {
@@ -41,14 +41,14 @@ async function plan(
 
 /** Runs the batch; a concurrent write that took a unique value first still ends as 409, never as 500. */
 async function write(
+  run: () => Promise<void>,
   db: Database,
-  statements: BatchItem<"sqlite">[],
   fields: RecordField[],
   planned: Map<string, StoredValue[]>,
   recordId: string,
 ) {
   try {
-    await runBatch(db, statements);
+    await run();
   } catch (error) {
     if (isIdentityViolation(error)) throw identityConflict(await identityMatches(db, fields, planned, recordId));
     throw error;
@@ -77,17 +77,18 @@ export async function insertRecord(
   const { deletedAt: _live, ...visible } = row;
   const record = { ...visible, fields: fieldsFrom(fields, [...planned.values()].flat()) };
   await write(
+    () =>
+      runBatch(db, [
+        db.insert(records).values(row),
+        ...valueStatements(db, row.id, planned),
+        eventStatement(
+          db,
+          actor,
+          { type: "record.created", workspaceId: row.workspaceId, objectTypeId: row.objectTypeId, data: record },
+          now,
+        ),
+      ]),
     db,
-    [
-      db.insert(records).values(row),
-      ...valueStatements(db, row.id, planned),
-      eventStatement(
-        db,
-        actor,
-        { type: "record.created", workspaceId: row.workspaceId, objectTypeId: row.objectTypeId, data: record },
-        now,
-      ),
-    ],
     fields,
     planned,
     row.id,
@@ -95,7 +96,10 @@ export async function insertRecord(
   return record;
 }
 
-/** Changes the given fields of a record, with `record.updated` (and `changedFields`) in the same batch. */
+/**
+ * Changes the given fields of a record, with `record.updated` (and `changedFields`) in the same
+ * batch, only while the record is as read (`runConditionalBatch`): only the named fields' values are written.
+ */
 export async function writeRecordChanges(
   db: Database,
   actor: Actor,
@@ -105,34 +109,28 @@ export async function writeRecordChanges(
   const fields = await recordFields(db, row.objectTypeId);
   const planned = await plan(db, row.workspaceId, fields, input, "update", row.id);
   const [before] = await recordResponses(db, fields, [row]);
-  const now = Date.now();
+  const updatedAt = nextUpdatedAt(row);
   const changed = fieldsFrom(
     fields.filter((field) => planned.has(field.id)),
     [...planned.values()].flat(),
   );
-  const record = { ...(before as RecordResponse), fields: { ...before?.fields, ...changed }, updatedAt: now };
+  const record = { ...(before as RecordResponse), fields: { ...before?.fields, ...changed }, updatedAt };
   const changedFields = changedKeys(changed, before?.fields ?? {}, record.fields);
-  await write(
-    db,
-    [
-      db.update(records).set({ updatedAt: now }).where(eq(records.id, row.id)),
-      ...valueStatements(db, row.id, planned),
-      eventStatement(
-        db,
-        actor,
-        {
-          type: "record.updated",
-          workspaceId: row.workspaceId,
-          objectTypeId: row.objectTypeId,
-          data: { ...record, changedFields },
-        },
-        now,
-      ),
-    ],
-    fields,
-    planned,
-    row.id,
-  );
+  const statements = [
+    ...valueStatements(db, row.id, planned),
+    eventStatement(
+      db,
+      actor,
+      {
+        type: "record.updated",
+        workspaceId: row.workspaceId,
+        objectTypeId: row.objectTypeId,
+        data: { ...record, changedFields },
+      },
+      updatedAt,
+    ),
+  ];
+  await write(() => runConditionalBatch(db, records, row, {}, updatedAt, statements), db, fields, planned, row.id);
   return record;
 }
 

@@ -4,6 +4,7 @@ import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace, reachWorkspace } from "../../access";
 import { runBatch } from "../../batch";
+import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { Database, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { creationOrder, paginate } from "../../pagination";
@@ -73,51 +74,60 @@ export async function createTaskOn(
 
 export const readTask = async (context: ServiceContext, taskId: string) => taskResponse(await loadTask(context, taskId));
 
-/** Changes a task; a source-managed one only in its assignees. `task.updated` lists the keys whose value changed. */
+/**
+ * Changes a task; a source-managed one only in its assignees. Only the named properties are
+ * written, conditionally (`changeWithoutLoss`). `task.updated` lists the keys whose value changed.
+ */
 export async function updateTaskOf(
   context: ServiceContext,
   taskId: string,
   changes: BodyOf<typeof operations.updateTask>,
 ): Promise<TaskResponse> {
   const { db, actor } = context;
-  const task = await loadTask(context, taskId, "member");
-  if (sourceOwned.some((key) => changes[key] !== undefined)) {
-    refuseSourceManaged(task, "This task is managed by its source: only its assignees can change");
-  }
-  const assigneeUserIds = changes.assigneeUserIds ? [...new Set(changes.assigneeUserIds)] : task.assigneeUserIds;
-  if (changes.assigneeUserIds) await checkAssignees(db, task.workspaceId, assigneeUserIds);
-  const content =
-    changes.descriptionHtml !== undefined
-      ? sanitizedContent("descriptionHtml", changes.descriptionHtml, changes.descriptionPlain)
-      : { html: task.descriptionHtml, plain: changes.descriptionPlain ?? task.descriptionPlain };
-  const now = Date.now();
-  const updated: TaskRow = {
-    ...task,
-    title: changes.title ?? task.title,
-    status: changes.status ?? task.status,
-    dueAt: changes.dueAt === undefined ? task.dueAt : changes.dueAt,
-    descriptionHtml: content.html,
-    descriptionPlain: content.plain,
-    assigneeUserIds,
-    updatedAt: now,
-  };
-  const response = taskResponse(updated);
-  const changedFields = changedKeys(changes, taskResponse(task), response);
-  await runBatch(db, [
-    db.update(tasks).set(updated).where(eq(tasks.id, taskId)),
-    eventStatement(
-      db,
-      actor,
-      {
-        type: "task.updated",
-        workspaceId: task.workspaceId,
-        objectTypeId: await objectTypeOfRecord(db, task.recordId),
-        data: { ...response, changedFields },
-      },
-      now,
-    ),
-  ]);
-  return response;
+  const assigneeUserIds = changes.assigneeUserIds && [...new Set(changes.assigneeUserIds)];
+  return changeWithoutLoss({
+    what: "Task",
+    named: Object.keys(changes),
+    read: async () => {
+      const task = await loadTask(context, taskId, "member");
+      if (sourceOwned.some((key) => changes[key] !== undefined)) {
+        refuseSourceManaged(task, "This task is managed by its source: only its assignees can change");
+      }
+      return task;
+    },
+    shown: taskResponse,
+    write: async (task) => {
+      if (assigneeUserIds) await checkAssignees(db, task.workspaceId, assigneeUserIds);
+      const content =
+        changes.descriptionHtml !== undefined
+          ? sanitizedContent("descriptionHtml", changes.descriptionHtml, changes.descriptionPlain)
+          : undefined;
+      const columns: Partial<TaskRow> = {
+        ...(changes.title === undefined ? {} : { title: changes.title }),
+        ...(changes.status === undefined ? {} : { status: changes.status }),
+        ...(changes.dueAt === undefined ? {} : { dueAt: changes.dueAt }),
+        ...(content ? { descriptionHtml: content.html, descriptionPlain: content.plain } : {}),
+        ...(!content && changes.descriptionPlain !== undefined ? { descriptionPlain: changes.descriptionPlain } : {}),
+        ...(assigneeUserIds ? { assigneeUserIds } : {}),
+      };
+      const updatedAt = nextUpdatedAt(task);
+      const response = taskResponse({ ...task, ...columns, updatedAt });
+      const changedFields = changedKeys(changes, taskResponse(task), response);
+      const event = eventStatement(
+        db,
+        actor,
+        {
+          type: "task.updated",
+          workspaceId: task.workspaceId,
+          objectTypeId: await objectTypeOfRecord(db, task.recordId),
+          data: { ...response, changedFields },
+        },
+        updatedAt,
+      );
+      await runConditionalBatch(db, tasks, task, columns, updatedAt, [event]);
+      return response;
+    },
+  });
 }
 
 /** Soft delete: the task leaves every list and read for good (no restore route exists). */

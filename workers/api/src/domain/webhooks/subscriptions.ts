@@ -1,7 +1,8 @@
-import { type EventType, newWebhookSecret, type operations } from "@crm/contracts";
+import { ApiError, type EventType, newWebhookSecret, type operations } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, eq, sql } from "drizzle-orm";
 import { loadInWorkspace, reachWorkspace } from "../../access";
+import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { RegionEnv, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { creationOrder, paginate } from "../../pagination";
@@ -83,6 +84,11 @@ export async function listWebhooksOf(context: ServiceContext, query: QueryOf<typ
   return { data: page.data.map(webhookResponse), pagination: page.pagination };
 }
 
+/**
+ * Changes the named properties of a subscription, conditionally (`changeWithoutLoss`). What its lane
+ * set on its own (disabled after a 410) and its secrets are never written back from what was read:
+ * only `isActive: true`, named, enables it again.
+ */
 export async function updateWebhookOf(
   context: ServiceContext,
   env: WebhookEnv,
@@ -90,38 +96,51 @@ export async function updateWebhookOf(
   changes: BodyOf<typeof operations.updateWebhook>,
 ) {
   const { db } = context;
-  const webhook = await loadWebhook(context, webhookId);
-  await checkObjectTypeIds(db, webhook.workspaceId, changes.objectTypeIds ?? []);
-  const updated: WebhookRow = {
-    ...webhook,
-    url: changes.url === undefined ? webhook.url : safeUrl(changes.url, env),
-    eventTypes: changes.eventTypes ? [...new Set(changes.eventTypes)] : webhook.eventTypes,
-    objectTypeIds: changes.objectTypeIds ? [...new Set(changes.objectTypeIds)] : webhook.objectTypeIds,
-    description: changes.description === undefined ? webhook.description : changes.description,
-    isActive: changes.isActive ?? webhook.isActive,
-    disabledReason: changes.isActive ? null : webhook.disabledReason,
-    updatedAt: Date.now(),
-  };
-  await db.update(webhooks).set(updated).where(eq(webhooks.id, webhookId));
-  return webhookResponse(updated);
+  return changeWithoutLoss({
+    what: "Webhook",
+    named: Object.keys(changes),
+    read: () => loadWebhook(context, webhookId),
+    shown: webhookResponse,
+    write: async (webhook) => {
+      await checkObjectTypeIds(db, webhook.workspaceId, changes.objectTypeIds ?? []);
+      const columns: Partial<WebhookRow> = {
+        ...(changes.url === undefined ? {} : { url: safeUrl(changes.url, env) }),
+        ...(changes.eventTypes ? { eventTypes: [...new Set(changes.eventTypes)] } : {}),
+        ...(changes.objectTypeIds ? { objectTypeIds: [...new Set(changes.objectTypeIds)] } : {}),
+        ...(changes.description === undefined ? {} : { description: changes.description }),
+        ...(changes.isActive === undefined ? {} : { isActive: changes.isActive }),
+        ...(changes.isActive ? { disabledReason: null } : {}),
+      };
+      const updatedAt = nextUpdatedAt(webhook);
+      await runConditionalBatch(db, webhooks, webhook, columns, updatedAt);
+      return webhookResponse({ ...webhook, ...columns, updatedAt });
+    },
+  });
 }
 
 /** The old secret keeps signing for a day beside the new one, so receivers can switch without a gap. */
 const overlapMs = 24 * 60 * 60 * 1000;
 
-/** A new signing secret; the row as stored, new secret included, for the one response that shows it. */
+/**
+ * A new signing secret, in one statement that moves the stored secret to `previousSecret`: never
+ * written back from an earlier read, so two rotations keep each other's secrets in order. The row
+ * as stored, new secret included, for the one response that shows it.
+ */
 export async function rotateWebhookSecretOf(context: ServiceContext, webhookId: string): Promise<WebhookRow> {
-  const webhook = await loadWebhook(context, webhookId);
+  await loadWebhook(context, webhookId);
   const now = Date.now();
-  const updated: WebhookRow = {
-    ...webhook,
-    secret: newWebhookSecret(),
-    previousSecret: webhook.secret,
-    previousSecretExpiresAt: now + overlapMs,
-    updatedAt: now,
-  };
-  await context.db.update(webhooks).set(updated).where(eq(webhooks.id, webhookId));
-  return updated;
+  const [rotated] = await context.db
+    .update(webhooks)
+    .set({
+      secret: newWebhookSecret(),
+      previousSecret: sql`${webhooks.secret}`,
+      previousSecretExpiresAt: now + overlapMs,
+      updatedAt: sql`max(${now}, ${webhooks.updatedAt} + 1)`,
+    })
+    .where(eq(webhooks.id, webhookId))
+    .returning();
+  if (!rotated) throw new ApiError("not_found", "Webhook not found");
+  return rotated;
 }
 
 /** The delivery attempts of a subscription, newest first, with counts of its deliveries by their latest state. */
