@@ -125,18 +125,20 @@ describe("isolation per endpoint", () => {
 
 describe("the circuit breaker", () => {
   const failed = { kind: "failed", error: "Timed out after 15 s", retryAfterMs: null } as const;
+  /** The answer timeout and the lane's margin: a probe out longer was lost. */
+  const lostAfterMs = 25_000;
 
   it("opens after five failures in a row, lets one probe through when the wait is over, and doubles the wait after a failed probe", () => {
     let state = closedBreaker(5_000);
     for (let i = 1; i < failureThreshold; i++) state = afterAttempt(state, failed, false, 1_000, 5_000);
-    expect(breakerMode(state, 1_000)).toBe("closed");
+    expect(breakerMode(state, 1_000, lostAfterMs)).toBe("closed");
     state = afterAttempt(state, failed, false, 1_000, 5_000);
     expect(state).toMatchObject({ consecutiveFailures: 5, openUntil: 6_000, lastFailure: "Timed out after 15 s" });
-    expect(breakerMode(state, 5_999)).toBe("open");
-    expect(breakerMode(state, 6_000)).toBe("probe");
-    state = afterAttempt({ ...state, probing: true }, failed, true, 21_000, 5_000);
-    expect(state).toMatchObject({ openUntil: 31_000, probeWaitMs: 10_000, probing: false });
-    state = afterAttempt({ ...state, probing: true }, { kind: "answered" }, true, 31_500, 5_000);
+    expect(breakerMode(state, 5_999, lostAfterMs)).toBe("open");
+    expect(breakerMode(state, 6_000, lostAfterMs)).toBe("probe");
+    state = afterAttempt({ ...state, probeSentAt: 6_000 }, failed, true, 21_000, 5_000);
+    expect(state).toMatchObject({ openUntil: 31_000, probeWaitMs: 10_000, probeSentAt: null });
+    state = afterAttempt({ ...state, probeSentAt: 31_000 }, { kind: "answered" }, true, 31_500, 5_000);
     expect(state).toMatchObject({ consecutiveFailures: 0, openUntil: null, probeWaitMs: 5_000, lastFailureAt: 21_000 });
   });
 
@@ -149,7 +151,9 @@ describe("the circuit breaker", () => {
       5_000,
     );
     expect(open.openUntil).toBe(60_000);
-    expect(breakerMode({ ...open, probing: true }, 120_000)).toBe("probing");
+    expect(breakerMode({ ...open, probeSentAt: 119_000 }, 120_000, lostAfterMs)).toBe("probing");
+    // A probe that never concluded (its object restarted, its continuation lost) is not waited for beyond the timeout and margin.
+    expect(breakerMode({ ...open, probeSentAt: 119_000 }, 119_000 + lostAfterMs, lostAfterMs)).toBe("probe");
     const answered = afterAttempt({ ...closedBreaker(5_000), consecutiveFailures: 3 }, { kind: "answered" }, false, 0, 5_000);
     expect(answered.consecutiveFailures).toBe(0);
   });

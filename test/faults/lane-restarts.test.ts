@@ -54,4 +54,82 @@ describe("a webhook lane restarted", () => {
     for (const ids of byEvent.values()) expect(ids.size).toBe(1);
     expect(await place.endpointState(webhook.id)).toMatchObject({ status: "healthy", nextAttemptAt: null });
   }, 40_000);
+
+  /**
+   * Each step: what the receiver answers, how many records are written, and when the restart comes
+   * (the receiver has seen `afterRequests` requests, plus `waitMs`). Then every delivery must end as
+   * `ends` with `attempts` attempts, each event under one webhook-id.
+   */
+  const steps = [
+    {
+      step: "while deliveries are out",
+      responses: [{ status: 200, delayMs: 800 }, { status: 200, delayMs: 800 }, { status: 200, delayMs: 800 }],
+      afterRequests: 3,
+      waitMs: 0,
+      ends: "delivered",
+    },
+    { step: "while their attempt rows are being written", responses: [], afterRequests: 3, waitMs: 20, ends: "delivered" },
+    {
+      step: "with an alarm set for their retry",
+      responses: [{ status: 503 }, { status: 503 }, { status: 503 }],
+      afterRequests: 3,
+      waitMs: 300,
+      ends: "delivered",
+    },
+    {
+      step: "again while the resends after a restart are out",
+      responses: Array.from({ length: 6 }, () => ({ status: 200, delayMs: 800 })),
+      afterRequests: 6,
+      waitMs: 0,
+      restartFirstAfter: 3,
+      ends: "delivered",
+    },
+    {
+      step: "while an endpoint that always fails runs its schedule",
+      responses: Array.from({ length: 12 }, () => ({ status: 500 })),
+      afterRequests: 6,
+      waitMs: 0,
+      ends: "failed",
+    },
+  ] as const;
+
+  for (const { step, responses, afterRequests, waitMs, ends, ...rest } of steps) {
+    it(`${step}: each delivery ends ${ends}, with its attempts, under one webhook-id`, async () => {
+      const place = await workspace();
+      const path = `/step-${unique()}`;
+      await program(path, [...responses]);
+      const webhook = await place.subscribe(path);
+      for (let i = 0; i < 3; i++) await place.createRecord();
+      const restartAfter = async (count: number) => {
+        await until(
+          () => received(path),
+          (requests) => requests.length >= count,
+          20_000,
+          10,
+        );
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        await abortAllDurableObjects();
+      };
+      if ("restartFirstAfter" in rest) await restartAfter(rest.restartFirstAfter);
+      await restartAfter(afterRequests);
+
+      const { statistics, data } = await until(
+        () => place.deliveries(webhook.id),
+        (result) => result.statistics[ends] === 3,
+        30_000,
+        500,
+      );
+      expect(statistics).toEqual({ delivered: 0, failed: 0, pending: 0, rateLimited: 0, [ends]: 3 });
+      const byDelivery = Map.groupBy(data, (attempt) => attempt.deliveryId);
+      expect(byDelivery.size).toBe(3);
+      // The newest attempt concludes the delivery; a failed one made its first try and every retry of the schedule (three).
+      for (const attempts of byDelivery.values()) {
+        expect(attempts[0]?.status).toBe(ends);
+        if (ends === "failed") expect(new Set(attempts.map((attempt) => attempt.attempt))).toEqual(new Set([1, 2, 3, 4]));
+      }
+      const byEvent = await webhookIdsByEvent(path);
+      expect(byEvent.size).toBe(3);
+      for (const ids of byEvent.values()) expect(ids.size).toBe(1);
+    }, 60_000);
+  }
 });
