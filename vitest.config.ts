@@ -25,7 +25,7 @@ const contextSecrets = { us: "test-context-secret-us", eu: "test-context-secret-
  * and the project's name, not under its configured `crm-gateway`, which the plugin rewrites only in
  * the gateway's own bindings: the regions' binding back to the gateway names the runner.
  */
-const gatewayUnderTest = "vitest-plugin-runner-stack";
+const gatewayUnderTest = (project: string) => `vitest-plugin-runner-${project}`;
 
 /** What the tests read of a Worker's miniflare options, as wrangler derives them from its config. */
 interface RegionalWorkerOptions {
@@ -46,14 +46,14 @@ const fromConfig = (region: Region) => {
   return options as typeof options & RegionalWorkerOptions;
 };
 
-const regionWorker = (region: Region) => {
+const regionWorker = (region: Region, project: string) => {
   const options = fromConfig(region);
   return {
     ...options,
     name: `crm-api-${region}`,
     modules: true,
     scriptPath: ".wrangler/build/api/index.js",
-    serviceBindings: { ...options.serviceBindings, GATEWAY: gatewayUnderTest },
+    serviceBindings: { ...options.serviceBindings, GATEWAY: gatewayUnderTest(project) },
     // Batches leave at once, so that fan-out and delivery run within a test.
     queueConsumers: Object.fromEntries(
       Object.entries(options.queueConsumers ?? {}).map(([queue, consumer]) => [queue, { ...consumer, maxBatchTimeout: 0 }]),
@@ -90,50 +90,64 @@ const regionalBindings = () => {
   return { d1Databases, r2Buckets };
 };
 
+/**
+ * A project that runs the whole stack (the gateway under test, both regions) in the Workers runtime.
+ * `stack` holds the tests of behaviour; `faults` the fault-injection suite, which restarts every
+ * Durable Object of its stack at once (`abortAllDurableObjects`, what a deploy does): in a stack of
+ * its own, with its files one after another, so that no other test's objects are restarted under it.
+ */
+const stackProject = (name: string, include: string[], exclude: string[], options: { fileParallelism?: boolean } = {}) => ({
+  plugins: [
+    cloudflareTest(async ({ inject }) => ({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          GATEWAY_CONTEXT_SECRET_US: contextSecrets.us,
+          GATEWAY_CONTEXT_SECRET_EU: contextSecrets.eu,
+          IDENTITY_SECRET: "test-identity-secret",
+          SSO_STORE_SECRET: "test-sso-store-secret",
+          DEV_TOOLS: "true",
+          RECEIVER_URL: inject("receiverUrl"),
+          CONTROL_MIGRATIONS: await readD1Migrations("migrations/control"),
+          REGIONAL_MIGRATIONS: await readD1Migrations("migrations/regional"),
+        },
+        ...regionalBindings(),
+        // The us region's burst buckets, so tests can drain one, and its subscription lanes.
+        durableObjects: {
+          WEBHOOK_BURST_US: { className: "WebhookBurst", scriptName: "crm-api-us", useSQLite: true },
+          WEBHOOK_ENDPOINTS_US: { className: "WebhookEndpoint", scriptName: "crm-api-us", useSQLite: true },
+        },
+        // The us queues, for tests of the outbox sweeper and of redelivered deliveries.
+        queueProducers: { EVENTS_US: "crm-events-us", DELIVERIES_US: "crm-deliveries-us" },
+        workers: [regionWorker("us", name), regionWorker("eu", name)],
+      },
+    })),
+  ],
+  test: {
+    name,
+    // A guard against hangs, not a performance check: a test that sends a few hundred
+    // requests takes seconds on a busy machine, and benchmarks measure speed.
+    testTimeout: 30_000,
+    include,
+    exclude,
+    setupFiles: ["test/setup.ts"],
+    globalSetup: ["test/node/receiver.ts"],
+    ...options,
+  },
+});
+
 export default defineConfig({
   test: {
     // The gateway's log line of every request (test/request-log.test.ts reads them) would bury the output.
     onConsoleLog: (log) => !log.startsWith('{"level":"info","message":"request"'),
     projects: [
       "packages/rate-limiter",
-      {
-        plugins: [
-          cloudflareTest(async ({ inject }) => ({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              bindings: {
-                GATEWAY_CONTEXT_SECRET_US: contextSecrets.us,
-                GATEWAY_CONTEXT_SECRET_EU: contextSecrets.eu,
-                IDENTITY_SECRET: "test-identity-secret",
-                SSO_STORE_SECRET: "test-sso-store-secret",
-                DEV_TOOLS: "true",
-                RECEIVER_URL: inject("receiverUrl"),
-                CONTROL_MIGRATIONS: await readD1Migrations("migrations/control"),
-                REGIONAL_MIGRATIONS: await readD1Migrations("migrations/regional"),
-              },
-              ...regionalBindings(),
-              // The us region's burst buckets, so tests can drain one, and its subscription lanes.
-              durableObjects: {
-                WEBHOOK_BURST_US: { className: "WebhookBurst", scriptName: "crm-api-us", useSQLite: true },
-                WEBHOOK_ENDPOINTS_US: { className: "WebhookEndpoint", scriptName: "crm-api-us", useSQLite: true },
-              },
-              // The us queues, for tests of the outbox sweeper and of redelivered deliveries.
-              queueProducers: { EVENTS_US: "crm-events-us", DELIVERIES_US: "crm-deliveries-us" },
-              workers: [regionWorker("us"), regionWorker("eu")],
-            },
-          })),
-        ],
-        test: {
-          name: "stack",
-          // A guard against hangs, not a performance check: a test that sends a few hundred
-          // requests takes seconds on a busy machine, and benchmarks measure speed.
-          testTimeout: 30_000,
-          include: ["test/**/*.test.ts", "workers/*/src/**/*.test.ts", "workers/*/test/**/*.test.ts"],
-          exclude: ["test/node/**"],
-          setupFiles: ["test/setup.ts"],
-          globalSetup: ["test/node/receiver.ts"],
-        },
-      },
+      stackProject(
+        "stack",
+        ["test/**/*.test.ts", "workers/*/src/**/*.test.ts", "workers/*/test/**/*.test.ts"],
+        ["test/node/**", "test/faults/**"],
+      ),
+      stackProject("faults", ["test/faults/**/*.test.ts"], [], { fileParallelism: false }),
       {
         // Pages in a real headless Chromium, against the stack on miniflare's Node API.
         test: {

@@ -176,7 +176,7 @@ describe("storeMessage", () => {
     expect(conversation?.hasLinkedRecords).toBe(false);
   });
 
-  it("writes conversation.created and message.received (message.sent outbound) with the resources as data", async () => {
+  it("writes conversation.created and message.received (message.sent outbound), message events naming the message without its body", async () => {
     const { db, mailbox, workspaceId } = await inboxWorkspace();
     const inbound = await storeMessage(db, inboundMessage(mailbox, { subject: "Hello", text: "Hi there" }));
     const outbound = await storeMessage(
@@ -205,7 +205,8 @@ describe("storeMessage", () => {
       conversationId: inbound.conversationId,
       direction: "inbound",
     });
-    expect(events[2]?.data).toMatchObject({ id: outbound.messageId, direction: "outbound", text: "Thanks for writing" });
+    expect(events[2]?.data).toMatchObject({ id: outbound.messageId, direction: "outbound", snippet: "Thanks for writing" });
+    expect(events[2]?.data).not.toHaveProperty("text");
     const [conversation] = await db.select().from(conversations).where(eq(conversations.id, inbound.conversationId));
     expect(conversation?.lifecycle).toBe("replied");
   });

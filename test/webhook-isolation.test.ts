@@ -1,8 +1,7 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { afterAttempt, breakerMode, closedBreaker, failureThreshold } from "../workers/api/src/domain/webhooks/breaker";
-import { createObjectType, expectStatus, unique } from "./crm";
-import { createOrganization } from "./fixtures";
+import { expectStatus, unique } from "./crm";
+import { program, received, until, workspace } from "./webhook-lanes";
 
 /**
  * Isolation per endpoint (issue 19, docs/webhooks.md): each subscription's deliveries go through a
@@ -11,80 +10,11 @@ import { createOrganization } from "./fixtures";
  * come after 1 s, three times (vitest.config.ts).
  */
 
-interface Received {
-  path: string;
-  headers: Record<string, string>;
-  at: number;
-}
-
-interface EndpointState {
-  status: string;
-  consecutiveFailures: number;
-  lastFailureAt: number | null;
-  lastFailure: string | null;
-  nextAttemptAt: number | null;
-}
-
-interface Deliveries {
-  data: {
-    deliveryId: string;
-    attempt: number;
-    status: string;
-    error: string | null;
-    nextAttemptAt: number | null;
-    createdAt: number;
-  }[];
-  statistics: { delivered: number; failed: number; pending: number; rateLimited: number };
-}
-
-const received = async (path: string) => (await (await fetch(`${env.RECEIVER_URL}/__requests${path}`)).json()) as Received[];
-const program = (path: string, responses: { status: number }[]) =>
-  fetch(`${env.RECEIVER_URL}/__program${path}`, { method: "POST", body: JSON.stringify(responses) });
-
-/**
- * Polls until `done`, every `everyMs` (API reads count against the route's window of 120 a
- * minute); the guard only stops a test that would otherwise hang.
- */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, guardMs = 60_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + guardMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
-async function workspace() {
-  const organization = await createOrganization({ workspaceCount: 1 });
-  const workspaceId = organization.workspaceIds[0] as string;
-  const objectType = await createObjectType(organization.key, workspaceId);
-  const subscribe = async (path: string) =>
-    (
-      await expectStatus<{ webhook: { id: string } }>(201, "/webhooks", {
-        method: "POST",
-        key: organization.key,
-        json: { workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes: ["record.created"] },
-      })
-    ).webhook.id;
-  const createRecord = () =>
-    expectStatus(201, "/records", {
-      method: "POST",
-      key: organization.key,
-      json: { objectTypeId: objectType.id, fields: { name: `Isolated ${unique()}` } },
-    });
-  const deliveries = (webhookId: string) =>
-    expectStatus<Deliveries>(200, `/webhooks/${webhookId}/deliveries?limit=100`, { key: organization.key });
-  const endpointState = async (webhookId: string) =>
-    (await expectStatus<{ webhook: { endpointState: EndpointState } }>(200, `/webhooks/${webhookId}`, { key: organization.key }))
-      .webhook.endpointState;
-  return { key: organization.key, subscribe, createRecord, deliveries, endpointState };
-}
-
 describe("isolation per endpoint", () => {
   it("delivers another workspace's events while 100 deliveries hang, and every hanging delivery still ends failed on its schedule", async () => {
     const stuck = await workspace();
     const hangingPath = `/hang-${unique()}`;
-    const hanging = await Promise.all(Array.from({ length: 5 }, () => stuck.subscribe(hangingPath)));
+    const hanging = await Promise.all(Array.from({ length: 5 }, async () => (await stuck.subscribe(hangingPath)).id));
     for (let i = 0; i < 20; i++) await stuck.createRecord();
     // The hanging endpoint has its connections open before the other workspace writes.
     await until(
@@ -94,7 +24,7 @@ describe("isolation per endpoint", () => {
 
     const healthy = await workspace();
     const livePath = `/live-${unique()}`;
-    const live = await healthy.subscribe(livePath);
+    const live = (await healthy.subscribe(livePath)).id;
     for (let i = 0; i < 3; i++) await healthy.createRecord();
     const arrived = await until(
       () => received(livePath),
@@ -164,7 +94,7 @@ describe("isolation per endpoint", () => {
       path,
       Array.from({ length: failureThreshold }, () => ({ status: 503 })),
     );
-    const webhookId = await place.subscribe(path);
+    const webhookId = (await place.subscribe(path)).id;
     for (let i = 0; i < failureThreshold; i++) await place.createRecord();
     const { statistics } = await until(
       () => place.deliveries(webhookId),
@@ -187,7 +117,7 @@ describe("isolation per endpoint", () => {
 
   it("shows a deactivated subscription's endpoint as disabled", async () => {
     const place = await workspace();
-    const webhookId = await place.subscribe(`/off-${unique()}`);
+    const webhookId = (await place.subscribe(`/off-${unique()}`)).id;
     await expectStatus(200, `/webhooks/${webhookId}`, { method: "PATCH", key: place.key, json: { isActive: false } });
     expect((await place.endpointState(webhookId)).status).toBe("disabled");
   });
@@ -195,18 +125,20 @@ describe("isolation per endpoint", () => {
 
 describe("the circuit breaker", () => {
   const failed = { kind: "failed", error: "Timed out after 15 s", retryAfterMs: null } as const;
+  /** The answer timeout and the lane's margin: a probe out longer was lost. */
+  const lostAfterMs = 25_000;
 
   it("opens after five failures in a row, lets one probe through when the wait is over, and doubles the wait after a failed probe", () => {
     let state = closedBreaker(5_000);
     for (let i = 1; i < failureThreshold; i++) state = afterAttempt(state, failed, false, 1_000, 5_000);
-    expect(breakerMode(state, 1_000)).toBe("closed");
+    expect(breakerMode(state, 1_000, lostAfterMs)).toBe("closed");
     state = afterAttempt(state, failed, false, 1_000, 5_000);
     expect(state).toMatchObject({ consecutiveFailures: 5, openUntil: 6_000, lastFailure: "Timed out after 15 s" });
-    expect(breakerMode(state, 5_999)).toBe("open");
-    expect(breakerMode(state, 6_000)).toBe("probe");
-    state = afterAttempt({ ...state, probing: true }, failed, true, 21_000, 5_000);
-    expect(state).toMatchObject({ openUntil: 31_000, probeWaitMs: 10_000, probing: false });
-    state = afterAttempt({ ...state, probing: true }, { kind: "answered" }, true, 31_500, 5_000);
+    expect(breakerMode(state, 5_999, lostAfterMs)).toBe("open");
+    expect(breakerMode(state, 6_000, lostAfterMs)).toBe("probe");
+    state = afterAttempt({ ...state, probeSentAt: 6_000 }, failed, true, 21_000, 5_000);
+    expect(state).toMatchObject({ openUntil: 31_000, probeWaitMs: 10_000, probeSentAt: null });
+    state = afterAttempt({ ...state, probeSentAt: 31_000 }, { kind: "answered" }, true, 31_500, 5_000);
     expect(state).toMatchObject({ consecutiveFailures: 0, openUntil: null, probeWaitMs: 5_000, lastFailureAt: 21_000 });
   });
 
@@ -219,7 +151,9 @@ describe("the circuit breaker", () => {
       5_000,
     );
     expect(open.openUntil).toBe(60_000);
-    expect(breakerMode({ ...open, probing: true }, 120_000)).toBe("probing");
+    expect(breakerMode({ ...open, probeSentAt: 119_000 }, 120_000, lostAfterMs)).toBe("probing");
+    // A probe that never concluded (its object restarted, its continuation lost) is not waited for beyond the timeout and margin.
+    expect(breakerMode({ ...open, probeSentAt: 119_000 }, 119_000 + lostAfterMs, lostAfterMs)).toBe("probe");
     const answered = afterAttempt({ ...closedBreaker(5_000), consecutiveFailures: 3 }, { kind: "answered" }, false, 0, 5_000);
     expect(answered.consecutiveFailures).toBe(0);
   });

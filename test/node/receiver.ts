@@ -6,7 +6,7 @@ import type { TestProject } from "vitest/node";
  * the Workers tests. It records every request, answers with responses a test programs per path
  * (`POST /__program/<path>` with a list of `{ status, headers }`; then 200), and lists what it
  * received (`GET /__requests/<path>`). A path starting with `/hang-` is an endpoint that accepts the
- * connection and the request and never answers.
+ * connection and the request and never answers; a programmed response with `delayMs` answers that late.
  */
 
 interface Received {
@@ -27,7 +27,7 @@ let server: Server;
 
 export default async function setup(project: TestProject) {
   const received: Received[] = [];
-  const programmed = new Map<string, { status: number; headers?: Record<string, string> }[]>();
+  const programmed = new Map<string, { status: number; headers?: Record<string, string>; delayMs?: number }[]>();
   server = createServer(async (request, response) => {
     const url = new URL(request.url ?? "/", "http://receiver");
     const body = await readBody(request);
@@ -46,6 +46,8 @@ export default async function setup(project: TestProject) {
     received.push({ path: url.pathname, headers: request.headers as Record<string, string>, body, at: Date.now() });
     if (url.pathname.startsWith("/hang-")) return;
     const next = programmed.get(url.pathname)?.shift() ?? { status: 200 };
+    if (next.delayMs) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
+    if (response.destroyed) return;
     response.writeHead(next.status, next.headers ?? {}).end("ok");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

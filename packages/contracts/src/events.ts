@@ -1,10 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { idSchema } from "./ids";
-import { conversationSchema, messageSchema } from "./operations/inbox-schemas";
+import { conversationSchema, type Message, messageSchema } from "./operations/inbox-schemas";
 import { meetingSchema } from "./operations/meetings";
 import { noteSchema } from "./operations/notes";
 import { recordSchema } from "./operations/records";
 import { taskSchema } from "./operations/tasks";
+import { outputText } from "./strings";
 
 /** The 14 event types (DESIGN.md section 10); webhook subscriptions filter on them. */
 export const eventTypes = [
@@ -67,9 +68,52 @@ export type DomainEvent = z.infer<typeof eventSchema>;
 const withProperties = <Resource extends z.ZodObject, Added extends z.ZodRawShape>(resource: Resource, added: Added) =>
   z.object({ ...(resource.shape as Resource["shape"]), ...added });
 
+/**
+ * Events stay small (DESIGN.md section 10): a Queue message holds 128 KB, and one oversized event
+ * must never stop a shard's outbox. No event is larger than this as JSON (UTF-8 bytes).
+ */
+export const maxEventBytes = 65_536;
+/** Note and task text fields in events are cut to this many characters (`truncated` says so). */
+export const eventTextLimit = 8_000;
+
+/** Set when a value of the event was cut to keep it small; the resource itself is read through the API. */
+const truncated = z.boolean().openapi({
+  description:
+    "True when text of the resource was cut to 8 000 characters (or, for an event that would exceed 64 KB, other values were cut or left out); read the whole resource through the API.",
+});
+
+/** Every event's data may say it was cut; note and task events always say whether. */
+const eventData = <Resource extends z.ZodObject>(resource: Resource) => withProperties(resource, { truncated: truncated.optional() });
+
 /** Updates carry the resource after the change and the keys that changed (field slugs for records). */
 const changed = <Resource extends z.ZodObject>(resource: Resource) =>
-  withProperties(resource, { changedFields: z.array(z.string().max(255)).max(500) });
+  eventData(withProperties(resource, { changedFields: z.array(z.string().max(255)).max(500) }));
+
+/** A note or task as events carry it: its text fields cut to `eventTextLimit` characters. */
+const withText = <Resource extends z.ZodObject>(resource: Resource) => withProperties(resource, { truncated });
+
+/**
+ * A message as events carry it: who, what about and where, never its body or attachments (a
+ * newsletter's HTML alone can be 500 000 characters); a consumer reads those through the API.
+ */
+export const messageEventSchema = z
+  .object({
+    id: messageSchema.shape.id,
+    conversationId: messageSchema.shape.conversationId,
+    workspaceId: messageSchema.shape.workspaceId,
+    direction: messageSchema.shape.direction,
+    from: messageSchema.shape.from,
+    to: messageSchema.shape.to,
+    cc: messageSchema.shape.cc,
+    subject: messageSchema.shape.subject,
+    snippet: outputText(200).openapi({ description: "The start of the message's text" }),
+    sentAtMs: messageSchema.shape.sentAtMs,
+    messageId: messageSchema.shape.messageId,
+    inReplyTo: messageSchema.shape.inReplyTo,
+    attachmentCount: z.number().int().min(0).max(100),
+    truncated: truncated.optional(),
+  })
+  .openapi("MessageEvent");
 
 /**
  * What `data` holds for each event type: producers are typed by it (a producer cannot emit a shape
@@ -77,24 +121,36 @@ const changed = <Resource extends z.ZodObject>(resource: Resource) =>
  * Schema, so the promise and the published schema are one definition.
  */
 export const eventDataSchemas = {
-  "record.created": recordSchema,
+  "record.created": eventData(recordSchema),
   "record.updated": changed(recordSchema),
-  "record.deleted": z.object({ id: idSchema("rec"), workspaceId: idSchema("ws"), objectTypeId: idSchema("obj") }),
-  "task.created": taskSchema,
-  "task.updated": changed(taskSchema),
-  "task.deleted": z.object({ id: idSchema("task"), workspaceId: idSchema("ws"), recordId: idSchema("rec") }),
-  "note.created": noteSchema,
-  "note.updated": changed(noteSchema),
-  "note.deleted": z.object({ id: idSchema("note"), workspaceId: idSchema("ws"), recordId: idSchema("rec") }),
-  "conversation.created": conversationSchema,
-  "message.received": messageSchema,
-  "message.sent": messageSchema,
+  "record.deleted": eventData(z.object({ id: idSchema("rec"), workspaceId: idSchema("ws"), objectTypeId: idSchema("obj") })),
+  "task.created": withText(taskSchema),
+  "task.updated": withText(withProperties(taskSchema, { changedFields: z.array(z.string().max(255)).max(500) })),
+  "task.deleted": eventData(z.object({ id: idSchema("task"), workspaceId: idSchema("ws"), recordId: idSchema("rec") })),
+  "note.created": withText(noteSchema),
+  "note.updated": withText(withProperties(noteSchema, { changedFields: z.array(z.string().max(255)).max(500) })),
+  "note.deleted": eventData(z.object({ id: idSchema("note"), workspaceId: idSchema("ws"), recordId: idSchema("rec") })),
+  "conversation.created": eventData(conversationSchema),
+  "message.received": messageEventSchema,
+  "message.sent": messageEventSchema,
   "meeting.updated": changed(meetingSchema),
   /** The meeting, and the tasks its action items became (new ones and those delivered before). */
-  "meeting.transcript_ready": withProperties(meetingSchema, { actionItemTaskIds: z.array(idSchema("task")).max(500) }),
+  "meeting.transcript_ready": eventData(
+    withProperties(meetingSchema, { actionItemTaskIds: z.array(idSchema("task")).max(500) }),
+  ),
 } satisfies Record<EventType, z.ZodType>;
 
 export type EventData = { [Type in EventType]: z.infer<(typeof eventDataSchemas)[Type]> };
+
+/**
+ * What a producer hands over for each event type: the resource as the API answers it (a whole
+ * message, a note or task with its whole text); the event is made small from it where it is built.
+ */
+export type EventResource = {
+  [Type in EventType]: Type extends `message.${string}`
+    ? Message
+    : Omit<EventData[Type], "truncated">;
+};
 
 /** Events about a record or what hangs on it name the record's object type, which `objectTypeIds` filters match. */
 export type ObjectTypeEventType = Extract<EventType, `record.${string}` | `task.${string}` | `note.${string}`>;

@@ -83,15 +83,33 @@ interface Platform {
   readonly ledgers: Map<string, WindowLedger>;
   readonly isolates: LeaseHolder[];
   refused: number;
+  /** Requests whose call to an object failed (answered with an error, not admitted). */
+  failed: number;
+  /** Lease ids whose settlement was in a call that failed before reaching the object. */
+  readonly lostSettlements: Set<string>;
+  /** Lease ids whose settlement reached the object (at any time). */
+  readonly settled: Set<string>;
   /** One request arriving at `at` at isolate `isolate`, through `windows`. */
   request(at: number, isolate: number, windows: readonly RateWindow[]): void;
 }
 
 /**
- * `isolateCount` holders, each with its own clock skew, reaching the ledgers over a wire that takes
- * between `minDelayMs` and `maxDelayMs` each way.
+ * Faults of the calls to the objects until `untilMs`: a `slow` share answers only after `slowMs`
+ * (past the holder's abandoned-call time), a `failing` share fails, half of them before the object
+ * saw the call and half after it acted (the answer lost on the way back).
  */
-function platform(seed: number, isolateCount: number, minDelayMs = 1, maxDelayMs = 40): Platform {
+interface CallFaults {
+  readonly slow: number;
+  readonly slowMs: number;
+  readonly failing: number;
+  readonly untilMs: number;
+}
+
+/**
+ * `isolateCount` holders, each with its own clock skew, reaching the ledgers over a wire that takes
+ * between `minDelayMs` and `maxDelayMs` each way, with `faults` if given.
+ */
+function platform(seed: number, isolateCount: number, minDelayMs = 1, maxDelayMs = 40, faults?: CallFaults): Platform {
   const simulation = new Simulation();
   const draw = seededRandom(seed);
   const delay = () => minDelayMs + draw() * (maxDelayMs - minDelayMs);
@@ -116,12 +134,25 @@ function platform(seed: number, isolateCount: number, minDelayMs = 1, maxDelayMs
     }
     return found;
   };
+  const lostSettlements = new Set<string>();
+  const settled = new Set<string>();
   const counters: LeaseCounters = (window, want, settlements) =>
     new Promise((resolve, reject) => {
+      const faulty = faults !== undefined && simulation.now < faults.untilMs;
+      const fault = faulty ? draw() : 1;
+      const slow = faulty && draw() < faults.slow;
+      if (fault < (faults?.failing ?? 0) / 2) {
+        for (const settlement of settlements) lostSettlements.add(settlement.leaseId);
+        simulation.at(simulation.now + delay(), () => reject(new Error("the object could not be reached")));
+        return;
+      }
       simulation.at(simulation.now + delay(), () => {
         try {
           const grant = ledger(window.key).lease(simulation.now, window.limit, window.windowMs, want, settlements);
-          simulation.at(simulation.now + delay(), () => resolve(grant));
+          for (const settlement of settlements) settled.add(settlement.leaseId);
+          const back = simulation.now + (slow ? (faults?.slowMs ?? 0) : delay());
+          if (fault < (faults?.failing ?? 0)) simulation.at(back, () => reject(new Error("the answer was lost")));
+          else simulation.at(back, () => resolve(grant));
         } catch (failure) {
           reject(failure);
         }
@@ -139,6 +170,9 @@ function platform(seed: number, isolateCount: number, minDelayMs = 1, maxDelayMs
     ledgers,
     isolates,
     refused: 0,
+    failed: 0,
+    lostSettlements,
+    settled,
     request(at, isolate, windows) {
       const holder = isolates[isolate] as LeaseHolder;
       simulation.at(at, () => {
@@ -148,10 +182,16 @@ function platform(seed: number, isolateCount: number, minDelayMs = 1, maxDelayMs
             pause: () => new Promise((resolve) => simulation.at(simulation.now + 1, resolve)),
             defer: (delayMs, task) => simulation.at(simulation.now + delayMs, () => void task()),
           })
-          .then((admittance) => {
-            if (!admittance.allowed) world.refused += 1;
-            else for (const window of windows) push(admitted, window.key, simulation.now);
-          });
+          .then(
+            (admittance) => {
+              if (!admittance.allowed) world.refused += 1;
+              else for (const window of windows) push(admitted, window.key, simulation.now);
+            },
+            // The call to the object failed: the gateway answers the request with an error, nothing admitted.
+            () => {
+              world.failed += 1;
+            },
+          );
       });
     },
   };
@@ -262,4 +302,29 @@ describe("leases across simulated isolates", () => {
     expect(calls / 3_000).toBeLessThan(0.2);
     expect(world.refused).toBe(0);
   });
+
+  it.each([1, 2])(
+    "with slow calls (past the abandoned-call time) and failing ones, never admits more than a budget, and puts back every settlement a failed call carried (seed %i)",
+    async (seed) => {
+      const draw = seededRandom(seed * 104_729);
+      const isolateCount = 2 + Math.floor(draw() * 4);
+      // Faults for the first three minutes, then two calm minutes in which the traffic goes on.
+      const faults = { slow: 0.15, slowMs: 2_500 + draw() * 2_000, failing: 0.2, untilMs: 3 * MINUTE };
+      const world = platform(seed, isolateCount, 1, 1 + draw() * 100, faults);
+      const windows = [window("org", 40 + Math.floor(draw() * 150)), window("route", 10 + Math.floor(draw() * 60))];
+      const end = 5 * MINUTE;
+      for (let i = 0; i < 1_000; i++) world.request(draw() * end, Math.floor(draw() * isolateCount), windows);
+      await world.simulation.runUntil(end + 5 * MINUTE);
+
+      for (const counted of windows) {
+        const admitted = world.admitted.get(counted.key) ?? [];
+        expect(busiestWindow(admitted)).toBeLessThanOrEqual(counted.limit);
+        // A settlement sent twice (its answer lost) is recorded once: never more admissions than uses.
+        expect((world.recorded.get(counted.key) ?? []).length).toBeLessThanOrEqual(admitted.length);
+      }
+      expect(world.failed).toBeGreaterThan(0);
+      expect(world.lostSettlements.size).toBeGreaterThan(0);
+      for (const leaseId of world.lostSettlements) expect(world.settled.has(leaseId), leaseId).toBe(true);
+    },
+  );
 });

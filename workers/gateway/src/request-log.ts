@@ -18,6 +18,8 @@ export interface RequestFacts {
   region: Actor["region"] | null;
   /** The token cost charged, in the display units of `X-Token-Cost`; null when no operation ran. */
   tokenCost: number | null;
+  /** Uses the usage ledger dropped while booking this one (its buffer is bounded); absent when none. */
+  usesDropped?: number;
 }
 
 export const newRequestFacts = (): RequestFacts => ({
@@ -43,6 +45,10 @@ export function noteActor(facts: RequestFacts, actor: Actor): void {
 
 export function noteTokenCost(facts: RequestFacts, costUnits: number): void {
   facts.tokenCost = costUnits / 100;
+}
+
+export function noteUsesDropped(facts: RequestFacts, dropped: number): void {
+  if (dropped > 0) facts.usesDropped = dropped;
 }
 
 /** One request's line: what Workers Logs indexes and a query filters on. */

@@ -19,6 +19,9 @@ export const eventOutbox = sqliteTable(
     queuedAt: integer("queued_at"),
     /** When a dispatcher took the row to send it; see `dispatchOutbox`. */
     claimedAt: integer("claimed_at"),
+    /** When the row was set aside as one that cannot be sent, and why; such a row is never claimed again. */
+    setAsideAt: integer("set_aside_at"),
+    setAsideReason: text("set_aside_reason"),
   },
   (table) => [index("event_outbox_unqueued").on(table.queuedAt, table.createdAt)],
 );

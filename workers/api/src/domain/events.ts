@@ -1,16 +1,17 @@
-import type { DomainEvent, EventData, EventType, ObjectTypeEventType } from "@crm/contracts";
+import type { DomainEvent, EventResource, EventType, ObjectTypeEventType } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../env";
+import { boundedEvent, eventDataOf } from "./event-data";
 
 /**
- * An event to announce: its data shape follows from its type, and record, task and note events
+ * An event to announce: the resource it is about (made small where the event is built), and record, task and note events
  * must name the record's object type (null only once that type was deleted).
  */
 export type EventInput<Type extends EventType> = {
   type: Type;
   workspaceId: string;
-  data: EventData[Type];
+  data: EventResource[Type];
 } & (Type extends ObjectTypeEventType ? { objectTypeId: string | null } : { objectTypeId?: string });
 
 /** Who caused an event: an actor of a request, or `system` for internal producers. */
@@ -21,7 +22,8 @@ export interface EventSource {
 
 /**
  * The outbox insert announcing a change, to run in the same D1 batch as the change itself:
- * both happen or neither does. Delivery picks it up from the outbox. Every producer goes through here.
+ * both happen or neither does. Delivery picks it up from the outbox. Every producer goes through
+ * here, so every event is made small here (`event-data.ts`): none is over 64 KB.
  */
 export function eventStatement<Type extends EventType>(
   db: Database,
@@ -29,7 +31,7 @@ export function eventStatement<Type extends EventType>(
   input: EventInput<Type>,
   now = Date.now(),
 ): BatchItem<"sqlite"> {
-  const event: DomainEvent = {
+  const event = boundedEvent({
     id: newId("evt", now),
     type: input.type,
     createdAt: now,
@@ -37,8 +39,8 @@ export function eventStatement<Type extends EventType>(
     workspaceId: input.workspaceId,
     ...(input.objectTypeId ? { objectTypeId: input.objectTypeId } : {}),
     actor: source.actor,
-    data: input.data,
-  };
+    data: eventDataOf(input.type, input.data),
+  });
   return db.insert(regional.eventOutbox).values({
     id: event.id,
     organizationId: event.organizationId,

@@ -1,5 +1,5 @@
 import type { Operation } from "@crm/contracts";
-import { noteTokenCost } from "../request-log";
+import { noteTokenCost, noteUsesDropped } from "../request-log";
 import type { Actor } from "./authenticate";
 import type { GatewayCall, OperationRequest } from "./operation-call";
 import { recordUse } from "./usage-ledger";
@@ -31,7 +31,8 @@ export function charge(
     at: Date.now(),
     costUnits,
   };
-  recordUse(call.controlDb, use, (promise) => call.executionCtx.waitUntil(promise));
+  const dropped = recordUse(call.controlDb, use, (promise) => call.executionCtx.waitUntil(promise));
   noteTokenCost(call.requestFacts, costUnits);
+  noteUsesDropped(call.requestFacts, dropped);
   return { "x-token-cost": displayCost(costUnits) };
 }

@@ -1,3 +1,11 @@
+/*
+ * Invariant: a use recorded here is written to the control D1 once (a batch is one transaction: a
+ * refused one wrote nothing, and its uses go back to the front), or, only when more than
+ * `maxPendingUses` wait, dropped and counted in the request's log line (`usesDropped`) and a log
+ * line of its own. While any use waits, a flush is under way in some request's `waitUntil`, or the
+ * next recorded use starts one: a refused write is retried with back-off, never left unscheduled.
+ */
+
 import { apiKeyActivityLimit } from "@crm/contracts";
 import { control, insertRowsAsJson, newId } from "@crm/db";
 import { and, desc, eq, notInArray, sql } from "drizzle-orm";
@@ -21,31 +29,78 @@ export interface CredentialUse {
 /** How long uses gather before one D1 batch writes them; also the delay before they show in `GET /usage`. */
 const flushDelayMs = 1_000;
 const maxUsesPerFlush = 200;
+/**
+ * Waits before writing again after the control D1 refused a batch. Their sum stays inside the 30 s a
+ * request's `waitUntil` may run after its response; a later request starts the next round.
+ */
+const retryDelaysMs = [500, 1_000, 2_000, 4_000, 8_000];
+/** Uses kept at most while the control D1 refuses them: beyond that the oldest go, counted and logged. */
+export const maxPendingUses = 20_000;
 
 /** Uses of this isolate not yet written. Plain data: any request's flush may write them. */
 const pending: CredentialUse[] = [];
+/** The flush under way (one at a time), and a way to start its write before the delay is over. */
+let flushing: Promise<void> | null = null;
+let writeNow: (() => void) | null = null;
 
 /**
  * Records what a request leaves behind in the control plane (an API key's lastUsedAt and activity
  * row, the token-usage ledger), off the response path. A D1 write per request halved the gateway's
  * throughput, so uses gather in the isolate and go to D1 in one batch: after a second, or at once
- * when 200 are waiting. The request that starts a batch keeps it alive with `waitUntil` until
- * written, so an idle isolate still flushes. A failed write puts the uses back for the next batch.
+ * when 200 are waiting. The request that starts a flush keeps it alive with `waitUntil` until
+ * written. Answers how many uses had to be dropped to keep the buffer bounded (0 unless the control
+ * D1 has refused writes for long).
  */
-export function recordUse(db: DrizzleD1Database, use: CredentialUse, waitUntil: (promise: Promise<unknown>) => void): void {
+export function recordUse(db: DrizzleD1Database, use: CredentialUse, waitUntil: (promise: Promise<unknown>) => void): number {
   pending.push(use);
-  if (pending.length >= maxUsesPerFlush) waitUntil(flush(db));
-  else if (pending.length === 1) waitUntil(new Promise((resolve) => setTimeout(resolve, flushDelayMs)).then(() => flush(db)));
+  const dropped = dropOverflow();
+  if (!flushing) {
+    flushing = flush(db).finally(() => {
+      flushing = null;
+      writeNow = null;
+    });
+    waitUntil(flushing);
+  } else if (pending.length >= maxUsesPerFlush) writeNow?.();
+  return dropped;
 }
 
+/** Keeps at most `maxPendingUses` waiting, dropping the oldest; answers how many went. */
+function dropOverflow(): number {
+  const over = pending.length - maxPendingUses;
+  if (over <= 0) return 0;
+  pending.splice(0, over);
+  console.error(JSON.stringify({ message: "usage dropped", usesDropped: over, waiting: pending.length }));
+  return over;
+}
+
+/** Waits `ms`, or less when `writeNow` is called. */
+const pause = (ms: number) =>
+  new Promise<void>((resolve) => {
+    writeNow = resolve;
+    setTimeout(resolve, ms);
+  });
+
+/**
+ * Writes what waits, 200 uses a batch, after the gathering delay. A refused batch goes back to the
+ * front and is tried again after each of `retryDelaysMs`; after the last, the round ends with the
+ * uses still waiting, and the next recorded use starts another.
+ */
 async function flush(db: DrizzleD1Database): Promise<void> {
-  const uses = pending.splice(0, pending.length);
-  if (uses.length === 0) return;
-  try {
-    await writeUses(db, uses);
-  } catch (error) {
-    pending.unshift(...uses.slice(0, maxUsesPerFlush));
-    console.error(JSON.stringify({ usageFlush: String(error), uses: uses.length }));
+  if (pending.length < maxUsesPerFlush) await pause(flushDelayMs);
+  let failures = 0;
+  while (pending.length > 0) {
+    const uses = pending.splice(0, maxUsesPerFlush);
+    try {
+      await writeUses(db, uses);
+      failures = 0;
+    } catch (error) {
+      pending.unshift(...uses);
+      dropOverflow();
+      console.error(JSON.stringify({ usageFlush: String(error), uses: pending.length, attempt: failures + 1 }));
+      const delay = retryDelaysMs[failures++];
+      if (delay === undefined) return;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
   }
 }
 

@@ -11,8 +11,11 @@ export interface BreakerState {
   openUntil: number | null;
   /** How long the breaker stays open after the next failure of a probe. */
   probeWaitMs: number;
-  /** A probe is out: everything else waits for its outcome. */
-  probing: boolean;
+  /**
+   * When the probe that is out was sent (null when none is): everything else waits for its outcome,
+   * but no longer than the lane's `probeLostAfterMs`: a probe that has not concluded by then was lost.
+   */
+  probeSentAt: number | null;
   lastFailureAt: number | null;
   lastFailure: string | null;
 }
@@ -24,14 +27,22 @@ export const closedBreaker = (firstProbeWaitMs: number): BreakerState => ({
   consecutiveFailures: 0,
   openUntil: null,
   probeWaitMs: firstProbeWaitMs,
-  probing: false,
+  probeSentAt: null,
   lastFailureAt: null,
   lastFailure: null,
 });
 
-/** What the lane may do now: send (closed), send one probe, or hold everything (open, or a probe is out). */
-export function breakerMode(state: BreakerState, now: number): "closed" | "probe" | "open" | "probing" {
-  if (state.probing) return "probing";
+/**
+ * What the lane may do now: send (closed), send one probe, or hold everything (open, or a probe is
+ * out). A probe out for `probeLostAfterMs` (the answer timeout and a margin) is lost, not waited for:
+ * waiting on it for ever is how a lane wedged (issue 24), and another probe goes instead.
+ */
+export function breakerMode(
+  state: BreakerState,
+  now: number,
+  probeLostAfterMs: number,
+): "closed" | "probe" | "open" | "probing" {
+  if (state.probeSentAt !== null && now < state.probeSentAt + probeLostAfterMs) return "probing";
   if (state.openUntil === null) return "closed";
   return now >= state.openUntil ? "probe" : "open";
 }
@@ -56,7 +67,7 @@ export function afterAttempt(
   const failed = { ...state, consecutiveFailures: failures, lastFailureAt: now, lastFailure: outcome.error };
   if (wasProbe) {
     const wait = Math.max(Math.min(maxProbeWaitMs, state.probeWaitMs * 2), outcome.retryAfterMs ?? 0);
-    return { ...failed, probing: false, openUntil: now + wait, probeWaitMs: wait };
+    return { ...failed, probeSentAt: null, openUntil: now + wait, probeWaitMs: wait };
   }
   if (state.openUntil !== null) return failed; // an attempt that left before the breaker opened
   if (failures < failureThreshold) return failed;

@@ -1,10 +1,13 @@
-import { regional } from "@crm/db";
-import { and, asc, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import type { RegionEnv, ShardDatabase } from "../../env";
+import { maxEventBytes } from "@crm/contracts";
+import { insertRowsAsJson, newId, regional } from "@crm/db";
+import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { runBatch } from "../../batch";
+import type { Database, RegionEnv, ShardDatabase } from "../../env";
+import { activeSubscriptions, deliveryId, subscribedTo } from "./fanout";
 import type { EventsMessage, OutboxEvent } from "./messages";
 import { jsonBytes, type SizedMessage, sendInBatches } from "./queue-batches";
 
-const { eventOutbox } = regional;
+const { eventOutbox, webhookAttempts } = regional;
 
 /** A claim not followed by `queued_at` within this time was left by a dispatcher that died. */
 const claimLeaseMs = 60_000;
@@ -24,6 +27,11 @@ const messageBytes = 100_000;
  * then marks them queued; rows whose claim expired without that mark are claimed again. So every
  * event is sent at least once; a resend carries the same delivery ids, which receivers deduplicate.
  * Each message names the shard it comes from, where its consumers read and write.
+ *
+ * Invariant: no row holds back the rows behind it. An event over `maxEventBytes` (events are built
+ * smaller; an older or defective row may not be) is set aside with its reason, counted and logged,
+ * and shows as a failed delivery to each subscription it was for; a message the Queue refuses leaves
+ * its rows claimed, to be claimed again after the lease, while the rest of the claim goes on.
  */
 export async function dispatchOutbox(
   { shard, db }: ShardDatabase,
@@ -39,6 +47,7 @@ export async function dispatchOutbox(
       .where(
         and(
           isNull(eventOutbox.queuedAt),
+          isNull(eventOutbox.setAsideAt),
           or(isNull(eventOutbox.claimedAt), lt(eventOutbox.claimedAt, now - claimLeaseMs)),
           olderThanMs > 0 ? lt(eventOutbox.createdAt, now - olderThanMs) : undefined,
         ),
@@ -61,13 +70,100 @@ export async function dispatchOutbox(
         payload: row.payload,
       }),
     );
-    await sendInBatches(env.EVENTS, gathered(shard, events));
+    const oversized = events.filter((event) => jsonBytes(event) > maxEventBytes);
+    if (oversized.length > 0) await setAside(db, shard, oversized);
+    const queued = await sendEach(env.EVENTS, gathered(shard, events.filter((event) => !oversized.includes(event))));
     await db
       .update(eventOutbox)
       .set({ queuedAt: Date.now() })
-      .where(sql`${eventOutbox.id} in (select value from json_each(${JSON.stringify(rows.map((row) => row.id))}))`);
-    sent += rows.length;
+      .where(sql`${eventOutbox.id} in (select value from json_each(${JSON.stringify(queued)}))`);
+    sent += queued.length;
   }
+}
+
+/**
+ * Sends the messages, and answers the ids of the events that went. Should the Queue refuse a batch,
+ * each of its messages is tried alone: one it still refuses is logged and its rows stay claimed (to
+ * be claimed again after the lease), and the others go.
+ */
+async function sendEach(queue: Queue<EventsMessage>, messages: SizedMessage<EventsMessage>[]): Promise<string[]> {
+  const idsOf = (message: SizedMessage<EventsMessage>) => message.body.events.map((event) => event.eventId);
+  try {
+    await sendInBatches(queue, messages);
+    return messages.flatMap(idsOf);
+  } catch {
+    const sent: string[] = [];
+    for (const message of messages) {
+      try {
+        await queue.send(message.body, { contentType: "json" });
+        sent.push(...idsOf(message));
+      } catch (error) {
+        console.error(
+          JSON.stringify({ message: "outbox events not queued", events: idsOf(message), bytes: message.bytes, error: String(error) }),
+        );
+      }
+    }
+    return sent;
+  }
+}
+
+/**
+ * Events that cannot be sent are set aside, never claimed again: each row marked with its reason,
+ * and a failed attempt (under the delivery id it would have had) for each subscription it was for,
+ * so `GET /webhooks/{id}/deliveries` shows and counts it; one D1 batch, then one log line.
+ */
+async function setAside(db: Database, shard: number, events: OutboxEvent[]): Promise<void> {
+  const now = Date.now();
+  const reasons = new Map(
+    events.map((event) => [
+      event.eventId,
+      `Not delivered: the event is ${jsonBytes(event)} bytes, over the ${maxEventBytes} an event may have`,
+    ]),
+  );
+  const subscriptions = new Map(
+    await Promise.all(
+      [...new Set(events.map((event) => event.workspaceId))].map(
+        async (workspaceId) => [workspaceId, await activeSubscriptions(db, workspaceId)] as const,
+      ),
+    ),
+  );
+  const attempts = await Promise.all(
+    events.flatMap((event) =>
+      (subscriptions.get(event.workspaceId) ?? [])
+        .filter((webhook) => subscribedTo(webhook, event))
+        .map(async (webhook) => ({
+          id: newId("att", now),
+          deliveryId: await deliveryId(event.eventId, webhook.id),
+          attempt: 1,
+          webhookId: webhook.id,
+          eventId: event.eventId,
+          eventType: event.type,
+          status: "failed" as const,
+          error: reasons.get(event.eventId) ?? null,
+          responseStatus: null,
+          durationMs: null,
+          nextAttemptAt: null,
+          createdAt: now,
+        })),
+    ),
+  );
+  await runBatch(db, [
+    ...(attempts.length > 0 ? [insertRowsAsJson(db, webhookAttempts, attempts)] : []),
+    ...events.map((event) =>
+      db
+        .update(eventOutbox)
+        .set({ setAsideAt: now, setAsideReason: reasons.get(event.eventId) ?? null })
+        .where(eq(eventOutbox.id, event.eventId)),
+    ),
+  ]);
+  console.error(
+    JSON.stringify({
+      message: "outbox events set aside",
+      shard,
+      count: events.length,
+      events: events.map((event) => ({ id: event.eventId, type: event.type, workspaceId: event.workspaceId, reason: reasons.get(event.eventId) })),
+    }),
+  );
 }
 
 /**

@@ -1,3 +1,12 @@
+/*
+ * Invariant: every delivery this lane accepted stays in its storage until an attempt row concludes it
+ * (delivered, failed) in the region's D1, and while any is stored the alarm stands no later than its
+ * `run_at`, or, once one is due, no later than `heartbeatMs` from now. So wherever the object stops (a
+ * deploy, a crash, an eviction), the alarm wakes a new instance, which holds nothing in memory: what
+ * was out or being written is due again and goes again under the same `webhook-id`, and a probe the
+ * breaker stored as out is lost (a restart ends it, and one out longer than the answer timeout and a
+ * margin counts as lost too), so another probe goes. A delivery is never held without an alarm.
+ */
 import { DurableObject } from "cloudflare:workers";
 import { insertRowsAsJson, newId, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
@@ -16,9 +25,14 @@ type WebhookRow = typeof webhooks.$inferSelect;
 /** Deliveries of one subscription out at once: a slow or hanging endpoint holds at most this many connections. */
 export const laneConcurrency = 8;
 /**
- * While deliveries are out, an alarm stands this long past their timeout: should the object be
- * evicted meanwhile (a deploy, a crash), it wakes and sends them again (they are still due in its
- * storage). A delivery whose outcome could not be written also goes again after this long.
+ * While any delivery is due (out, being written, or waiting for a connection or the probe), the alarm
+ * stands at most this far ahead: after a restart the new instance takes them up within this time. A
+ * live instance woken by it only skips what it has out (an alarm write a second, not one a delivery).
+ */
+const heartbeatMs = 1_000;
+/**
+ * A delivery whose outcome could not be written goes again after this long; a probe not concluded
+ * this long after its answer timeout is lost.
  */
 const resendMarginMs = 10_000;
 /** The subscription is read again after this long: a deletion or deactivation stops deliveries within a second. */
@@ -102,7 +116,18 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       "create table if not exists deliveries (delivery_id text primary key, message text not null, run_at integer not null, held integer not null default 0)",
     );
     ctx.storage.sql.exec("create index if not exists deliveries_due on deliveries (run_at)");
-    this.#breaker = ctx.storage.kv.get<BreakerState>("breaker") ?? closedBreaker(this.#firstProbeWaitMs);
+    // A new instance: whatever the last one had out, the probe included, ended with it.
+    const stored = ctx.storage.kv.get<BreakerState>("breaker");
+    this.#breaker = stored ? { ...stored, probeSentAt: null } : closedBreaker(this.#firstProbeWaitMs);
+    // Deliveries stored without an alarm (none should be) are woken all the same.
+    void ctx.blockConcurrencyWhile(async () => {
+      if ((await ctx.storage.getAlarm()) === null) await this.#wakeAt(Date.now());
+    });
+  }
+
+  /** A probe out this long is lost: its answer would have timed out, and the margin has passed. */
+  get #probeLostAfterMs(): number {
+    return this.#timeoutMs + resendMarginMs;
   }
 
   get #db(): Database {
@@ -165,11 +190,11 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
   /**
    * Starts what the breaker allows now, and wakes the lane when the next delivery is due. After an
    * attempt ends (`scheduleChanged: false`) no future delivery appeared (a retry sets its own alarm),
-   * so the alarm is looked at only if none stands early enough to resend what is outstanding.
+   * so the alarm is looked at only if none stands within the heartbeat.
    */
   #pump({ scheduleChanged } = { scheduleChanged: true }): void {
     const now = Date.now();
-    const mode = breakerMode(this.#breaker, now);
+    const mode = breakerMode(this.#breaker, now, this.#probeLostAfterMs);
     // Read ahead only while the breaker is closed: otherwise what is due is held back or waits for the probe.
     if (mode !== "closed") this.#dropReady();
     if (mode === "closed") {
@@ -177,16 +202,15 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     } else if (mode === "probe") {
       const [row] = this.#claim(now, 1);
       if (row) {
-        this.#setBreaker({ ...this.#breaker, probing: true });
+        this.#setBreaker({ ...this.#breaker, probeSentAt: now });
         void this.#attempt(row, true);
       }
     } else if (mode === "open") {
       // Due while the breaker is open: not sent, counted as the attempt, and back after the probe.
       for (const row of this.#claim(now, 100)) void this.#holdBack(row);
     }
-    const resendCovered =
-      this.#alarmAt !== null && this.#alarmAt > now && this.#alarmAt <= now + this.#timeoutMs + resendMarginMs;
-    if (scheduleChanged || !resendCovered) void this.#wakeAt(now);
+    const heartbeatCovered = this.#alarmAt !== null && this.#alarmAt > now && this.#alarmAt <= now + heartbeatMs;
+    if (scheduleChanged || !heartbeatCovered) void this.#wakeAt(now);
   }
 
   /**
@@ -236,18 +260,16 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
   }
 
   /**
-   * The alarm is set for the next delivery that is not yet due, or, while deliveries are outstanding,
-   * for the time they would be sent again after an eviction, whichever comes first. Deliveries due
-   * now but waiting for a free connection or a probe's outcome are started when an attempt ends.
+   * The alarm stands at the next delivery's `run_at`, or, when one is already due (out, being
+   * written, or waiting for a connection or the probe), a heartbeat from now: never a stored delivery
+   * without an alarm, and a due one waits at most a heartbeat after a restart.
    */
   async #wakeAt(now: number): Promise<void> {
-    const { next } = this.ctx.storage.sql
-      .exec<{ next: number | null }>("select min(run_at) as next from deliveries where run_at > ?", now)
-      .one();
-    const resend = this.#outstanding.size > 0 ? now + this.#timeoutMs + resendMarginMs : null;
-    const at = next === null || resend === null ? (next ?? resend) : Math.min(next, resend);
+    const { next } = this.ctx.storage.sql.exec<{ next: number | null }>("select min(run_at) as next from deliveries").one();
+    if (next === null) return;
+    const at = next <= now ? now + heartbeatMs : next;
     // An earlier alarm still to come is kept: firing early only runs the pump, which sets the next one.
-    if (at === null || (this.#alarmAt !== null && this.#alarmAt > now && this.#alarmAt <= at)) return;
+    if (this.#alarmAt !== null && this.#alarmAt > now && this.#alarmAt <= at) return;
     this.#alarmAt = at;
     await this.ctx.storage.setAlarm(at);
   }
@@ -282,7 +304,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       const message = this.#messageOf(row);
       const webhook = await this.#subscriptionRow(message.webhookId);
       if (!webhook?.isActive) {
-        if (probe) this.#setBreaker({ ...this.#breaker, probing: false });
+        if (probe) this.#setBreaker({ ...this.#breaker, probeSentAt: null });
         this.#forget(row); // deleted or deactivated since: nothing to deliver
         return;
       }
@@ -308,7 +330,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     } catch (error) {
       // The delivery goes again a little later; a probe that did not conclude lets the next one go.
       this.#resendLater(row);
-      if (probe && this.#breaker.probing) this.#setBreaker({ ...this.#breaker, probing: false });
+      if (probe && this.#breaker.probeSentAt !== null) this.#setBreaker({ ...this.#breaker, probeSentAt: null });
       console.error(JSON.stringify({ message: "webhook delivery failed to conclude", error: String(error) }));
     } finally {
       release();
@@ -394,7 +416,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       openUntil === null ? 0 : 1,
       row.delivery_id,
     );
-    // The alarm was set while the delivery was out, for the end of its lease: the retry comes sooner.
+    // The retry may come before the alarm that stands (a heartbeat, or a later delivery's time): the alarm is set for it.
     await this.#wakeAt(Date.now());
   }
 

@@ -1,0 +1,135 @@
+import { abortAllDurableObjects } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { failureThreshold } from "../../workers/api/src/domain/webhooks/breaker";
+import { unique } from "../crm";
+import { program, received, until, workspace } from "../webhook-lanes";
+
+/**
+ * A lane restarted at each step of its work (issue 24): evicted while a delivery is out, while its
+ * attempt rows are being written, while the breaker's probe is out, with an alarm set for a retry,
+ * and with a resend due. Afterwards every delivery is delivered or recorded failed with its
+ * attempts, none is lost, and each event reached the receiver under one `webhook-id` only. A restart
+ * is `abortAllDurableObjects`, as a deploy or a crash: what was in flight is cut, not drained (a
+ * graceful eviction waits for it). Test configuration: retries after 1 s (three), answers time out
+ * after 1.5 s (vitest.config.ts).
+ */
+
+/** Each event's webhook-ids as the receiver saw them: every event must come under one id, however often. */
+async function webhookIdsByEvent(path: string): Promise<Map<string, Set<string>>> {
+  const byEvent = new Map<string, Set<string>>();
+  for (const request of await received(path)) {
+    const eventId = (JSON.parse(request.body) as { id: string }).id;
+    const ids = byEvent.get(eventId) ?? new Set<string>();
+    ids.add(request.headers["webhook-id"] as string);
+    byEvent.set(eventId, ids);
+  }
+  return byEvent;
+}
+
+describe("a webhook lane restarted", () => {
+  it("while the breaker's probe is out: the probe counts as lost, another goes, and everything is delivered", async () => {
+    const place = await workspace();
+    const path = `/probe-${unique()}`;
+    // Five failures open the breaker; the probe (the sixth request) is answered slowly, and the lane restarts meanwhile.
+    await program(path, [...Array.from({ length: failureThreshold }, () => ({ status: 503 })), { status: 200, delayMs: 1_200 }]);
+    const webhook = await place.subscribe(path);
+    for (let i = 0; i < failureThreshold; i++) await place.createRecord();
+    await until(
+      () => received(path),
+      (requests) => requests.length > failureThreshold,
+      20_000,
+      20,
+    );
+    await abortAllDurableObjects();
+
+    const { statistics } = await until(
+      () => place.deliveries(webhook.id),
+      (result) => result.statistics.delivered === failureThreshold,
+      25_000,
+      500,
+    );
+    expect(statistics).toEqual({ delivered: failureThreshold, failed: 0, pending: 0, rateLimited: 0 });
+    const byEvent = await webhookIdsByEvent(path);
+    expect(byEvent.size).toBe(failureThreshold);
+    for (const ids of byEvent.values()) expect(ids.size).toBe(1);
+    expect(await place.endpointState(webhook.id)).toMatchObject({ status: "healthy", nextAttemptAt: null });
+  }, 40_000);
+
+  /**
+   * Each step: what the receiver answers, how many records are written, and when the restart comes
+   * (the receiver has seen `afterRequests` requests, plus `waitMs`). Then every delivery must end as
+   * `ends` with `attempts` attempts, each event under one webhook-id.
+   */
+  const steps = [
+    {
+      step: "while deliveries are out",
+      responses: [{ status: 200, delayMs: 800 }, { status: 200, delayMs: 800 }, { status: 200, delayMs: 800 }],
+      afterRequests: 3,
+      waitMs: 0,
+      ends: "delivered",
+    },
+    { step: "while their attempt rows are being written", responses: [], afterRequests: 3, waitMs: 20, ends: "delivered" },
+    {
+      step: "with an alarm set for their retry",
+      responses: [{ status: 503 }, { status: 503 }, { status: 503 }],
+      afterRequests: 3,
+      waitMs: 300,
+      ends: "delivered",
+    },
+    {
+      step: "again while the resends after a restart are out",
+      responses: Array.from({ length: 6 }, () => ({ status: 200, delayMs: 800 })),
+      afterRequests: 6,
+      waitMs: 0,
+      restartFirstAfter: 3,
+      ends: "delivered",
+    },
+    {
+      step: "while an endpoint that always fails runs its schedule",
+      responses: Array.from({ length: 12 }, () => ({ status: 500 })),
+      afterRequests: 6,
+      waitMs: 0,
+      ends: "failed",
+    },
+  ] as const;
+
+  for (const { step, responses, afterRequests, waitMs, ends, ...rest } of steps) {
+    it(`${step}: each delivery ends ${ends}, with its attempts, under one webhook-id`, async () => {
+      const place = await workspace();
+      const path = `/step-${unique()}`;
+      await program(path, [...responses]);
+      const webhook = await place.subscribe(path);
+      for (let i = 0; i < 3; i++) await place.createRecord();
+      const restartAfter = async (count: number) => {
+        await until(
+          () => received(path),
+          (requests) => requests.length >= count,
+          20_000,
+          10,
+        );
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        await abortAllDurableObjects();
+      };
+      if ("restartFirstAfter" in rest) await restartAfter(rest.restartFirstAfter);
+      await restartAfter(afterRequests);
+
+      const { statistics, data } = await until(
+        () => place.deliveries(webhook.id),
+        (result) => result.statistics[ends] === 3,
+        30_000,
+        500,
+      );
+      expect(statistics).toEqual({ delivered: 0, failed: 0, pending: 0, rateLimited: 0, [ends]: 3 });
+      const byDelivery = Map.groupBy(data, (attempt) => attempt.deliveryId);
+      expect(byDelivery.size).toBe(3);
+      // The newest attempt concludes the delivery; a failed one made its first try and every retry of the schedule (three).
+      for (const attempts of byDelivery.values()) {
+        expect(attempts[0]?.status).toBe(ends);
+        if (ends === "failed") expect(new Set(attempts.map((attempt) => attempt.attempt))).toEqual(new Set([1, 2, 3, 4]));
+      }
+      const byEvent = await webhookIdsByEvent(path);
+      expect(byEvent.size).toBe(3);
+      for (const ids of byEvent.values()) expect(ids.size).toBe(1);
+    }, 60_000);
+  }
+});

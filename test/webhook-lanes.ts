@@ -1,0 +1,89 @@
+import { env } from "cloudflare:test";
+import { createObjectType, expectStatus, unique } from "./crm";
+import { createOrganization } from "./fixtures";
+
+/**
+ * Helpers for tests of webhook lanes: the loopback receiver of test/node/receiver.ts, a workspace
+ * of its own with subscriptions to it, and what the API shows of their deliveries.
+ */
+
+export interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+
+export interface EndpointState {
+  status: string;
+  consecutiveFailures: number;
+  lastFailureAt: number | null;
+  lastFailure: string | null;
+  nextAttemptAt: number | null;
+}
+
+export interface Deliveries {
+  data: {
+    deliveryId: string;
+    eventId: string;
+    attempt: number;
+    status: string;
+    error: string | null;
+    nextAttemptAt: number | null;
+    createdAt: number;
+  }[];
+  statistics: { delivered: number; failed: number; pending: number; rateLimited: number };
+}
+
+export const received = async (path: string) =>
+  (await (await fetch(`${env.RECEIVER_URL}/__requests${path}`)).json()) as Received[];
+export const program = (path: string, responses: { status: number; delayMs?: number }[]) =>
+  fetch(`${env.RECEIVER_URL}/__program${path}`, { method: "POST", body: JSON.stringify(responses) });
+
+/**
+ * Polls until `done`, every `everyMs` (API reads count against the route's window of 120 a
+ * minute); the guard only stops a test that would otherwise hang.
+ */
+export async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  guardMs = 60_000,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + guardMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** A fresh organization's workspace (us, shard 1 unless told) with an object type, and what a test does there. */
+export async function workspace(options: { shard?: number } = {}) {
+  const organization = await createOrganization({ workspaceCount: 1, ...options });
+  const workspaceId = organization.workspaceIds[0] as string;
+  const objectType = await createObjectType(organization.key, workspaceId);
+  const subscribe = async (path: string, eventTypes = ["record.created"]) =>
+    (
+      await expectStatus<{ webhook: { id: string; secret: string } }>(201, "/webhooks", {
+        method: "POST",
+        key: organization.key,
+        json: { workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes },
+      })
+    ).webhook;
+  const createRecord = () =>
+    expectStatus<{ record: { id: string } }>(201, "/records", {
+      method: "POST",
+      key: organization.key,
+      json: { objectTypeId: objectType.id, fields: { name: `Record ${unique()}` } },
+    });
+  const deliveries = (webhookId: string) =>
+    expectStatus<Deliveries>(200, `/webhooks/${webhookId}/deliveries?limit=100`, { key: organization.key });
+  const endpointState = async (webhookId: string) =>
+    (await expectStatus<{ webhook: { endpointState: EndpointState } }>(200, `/webhooks/${webhookId}`, { key: organization.key }))
+      .webhook.endpointState;
+  return { ...organization, workspaceId, objectType, subscribe, createRecord, deliveries, endpointState };
+}
+
+/** The lane (`WebhookEndpoint`) of a us subscription, as the regional Worker addresses it. */
+export const laneOf = (webhookId: string) => env.WEBHOOK_ENDPOINTS_US.get(env.WEBHOOK_ENDPOINTS_US.idFromName(webhookId));
