@@ -7,7 +7,10 @@ export { LEASE_MS, type Lease, type LeaseGrant, type Settlement, WindowLedger } 
 export {
   type Admittance,
   admit,
-  anonymousWindow,
+  anonymousTrafficWindow,
+  anonymousWindows,
+  clientWindow,
+  connectionWindow,
   inboundWindows,
   ipWindow,
   leaseCalls,

@@ -90,6 +90,7 @@ export const oauthRoutes = new Hono<GatewayAppEnv>()
   )
   .post("/oauth/revoke", oauthBodyLimit, (c) =>
     asOAuthEndpoint(c, async () => {
+      await admitOAuthClient(c.env, c.req.raw, c.executionCtx);
       await revocationEndpoint(issuerFor(c), c.req.raw);
       return c.body(null, 200, noStore);
     }),

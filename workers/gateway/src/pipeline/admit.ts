@@ -1,9 +1,8 @@
 import { ApiError, type Operation } from "@crm/contracts";
 import {
   admit as admitToWindows,
-  anonymousWindow,
+  anonymousWindows,
   inboundWindows,
-  platformWindow,
   RATE_LIMITS,
   type RateWindow,
   type RefusingWindow,
@@ -14,7 +13,6 @@ import {
 } from "@crm/rate-limiter";
 import type { GatewayEnv } from "../env";
 import type { Actor } from "./authenticate";
-import { connectionIdOf } from "./inbound";
 import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
 
 /** The 429 of DESIGN.md section 4: exact message, `retryAfterMs`, `Retry-After` in whole seconds, the window in `details`. */
@@ -65,14 +63,15 @@ function chargedWorkspace(actor: Actor, request: OperationRequest): string | nul
 }
 
 /** Budgets of DESIGN.md section 4, unless `RATE_LIMIT_FACTOR` (benchmarks only) multiplies them. */
-const budgetsOf = (env: GatewayEnv) => (env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS);
+export const budgetsOf = (env: GatewayEnv) => (env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS);
 
 /**
  * The windows a request counts in. An authenticated caller: organization, workspace, identity, API
- * key, route and platform. A public (`none`) operation: the client's address and the platform. A
- * signed (`signature`) one: its connection and the sending address (with an organization's budget each,
- * since a provider sends everything from few addresses) and the platform; who owns the connection
- * is known only once its region has verified the signature.
+ * key, route and platform. Anonymous traffic never spends a tenant's budget or the platform window
+ * (DESIGN.md section 4): a public (`none`) operation counts in the client address's window and the
+ * one of all anonymous traffic; a signed (`signature`) one, still anonymous until its region has
+ * verified the signature, in the sending address's and the same; its connection's window only once
+ * verified (`forwardSignedDelivery`).
  */
 function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequest, actor: Actor | null): RateWindow[] {
   const budgets = budgetsOf(env);
@@ -87,9 +86,8 @@ function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequ
     };
     return windowsFor(limited, budgets);
   }
-  if (operation.auth === "none") return [anonymousWindow(clientIp(request), budgets), platformWindow(budgets)];
-  if (operation.auth === "signature") return inboundWindows(connectionIdOf(request), clientIp(request), budgets);
-  return [platformWindow(budgets)];
+  if (operation.auth === "signature") return inboundWindows(clientIp(request), budgets);
+  return anonymousWindows(clientIp(request), budgets);
 }
 
 /** Runs a task after a delay, kept alive past the response: how leases an idle isolate holds go back when they end. */
