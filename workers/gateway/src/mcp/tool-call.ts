@@ -101,16 +101,25 @@ async function runRouteTool(caller: McpCaller, tool: RouteTool, args: ToolArgume
 
 /**
  * A sending tool without `sendMode`: what would be sent, and nothing done. Scope is checked so a
- * preview never promises what the credential may not send; no window is charged.
+ * preview never promises what the credential may not send; no window is charged for a message given
+ * in the arguments. A tool that sends a saved draft previews the draft itself, read as its draft
+ * tool reads it (a read, charged as one).
  */
-function preview(caller: McpCaller, tool: RouteTool, args: ToolArguments): CallToolResult {
+async function preview(caller: McpCaller, tool: RouteTool, draftTool: string, args: ToolArguments): Promise<CallToolResult> {
   try {
     authorize(tool.operation, caller.actor, operationRequest(caller, tool, args));
   } catch (failure) {
     return errorResult(errorBody(toApiError(failure), caller.call.requestId));
   }
   const { idempotencyKey: _, ...message } = args;
-  const result = { sent: false, confirmationRequired: true, preview: message };
+  let previewed: unknown = message;
+  const savedDraft = routeToolNamed(caller.origin, draftTool);
+  if (savedDraft?.operation.method === "get") {
+    const read = await runRouteTool(caller, savedDraft, message);
+    if (read.isError) return read;
+    previewed = read.structuredContent;
+  }
+  const result = { sent: false, confirmationRequired: true, preview: previewed };
   return {
     content: [
       { type: "text", text: JSON.stringify(result) },
@@ -151,5 +160,5 @@ export function callRouteTool(caller: McpCaller, tool: RouteTool, args: ToolArgu
   const { sendMode, ...message } = args;
   if (sendMode === "send") return runRouteTool(caller, tool, message);
   if (sendMode === "draft") return draftOf(caller, tool, sending.draftTool, message);
-  return preview(caller, tool, message);
+  return preview(caller, tool, sending.draftTool, message);
 }
