@@ -20,7 +20,9 @@ async function flood(count: number, request: (index: number) => Request, paralle
   const statuses: number[] = [];
   let refusal: RateLimitedBody | null = null;
   for (let start = 0; start < count; start += parallel) {
-    const batch = Array.from({ length: Math.min(parallel, count - start) }, (_, offset) => gateway.fetch(request(start + offset)));
+    const batch = Array.from({ length: Math.min(parallel, count - start) }, (_, offset) =>
+      gateway.fetch(request(start + offset)),
+    );
     for (const response of await Promise.all(batch)) {
       statuses.push(response.status);
       if (response.status === 429) refusal = (await response.json()) as RateLimitedBody;

@@ -145,7 +145,10 @@ for (const [name, connect] of Object.entries(clients)) {
       // Sending the saved draft follows sendMode too: omitted, a preview of the draft; draft, the draft kept; nothing leaves.
       const draftPreview = await client.callTool({ name: "inbox_compose_drafts_send", arguments: { draftId: draft.id } });
       expect(structured(draftPreview)).toEqual({ sent: false, confirmationRequired: true, preview: { draft } });
-      const kept = await client.callTool({ name: "inbox_compose_drafts_send", arguments: { draftId: draft.id, sendMode: "draft" } });
+      const kept = await client.callTool({
+        name: "inbox_compose_drafts_send",
+        arguments: { draftId: draft.id, sendMode: "draft" },
+      });
       expect(structured(kept)).toEqual({ draft });
       expect(await conversationsOfWorkspace()).toBe(0);
       expect(await countRows("us", composeDrafts, eq(composeDrafts.id, draft.id))).toBe(1);

@@ -7,6 +7,7 @@ import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ErrorBody, expectStatus, objectTypesOf, unique } from "./crm";
 import { countRows } from "./fixtures";
+import { clientAddress } from "./mcp";
 import {
   type Connection,
   connect,
@@ -18,7 +19,6 @@ import {
   meetingById,
   meetingTitled,
 } from "./meetings";
-import { clientAddress } from "./mcp";
 import { baseUrl, call, cast, eventually } from "./stack";
 
 const gateway = (exports as unknown as { default: Fetcher }).default;

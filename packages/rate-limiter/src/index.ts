@@ -9,6 +9,7 @@ export {
   admit,
   anonymousTrafficWindow,
   anonymousWindows,
+  callerWindows,
   clientWindow,
   connectionWindow,
   inboundWindows,

@@ -86,12 +86,24 @@ export function windowsFor(request: RateLimitedRequest, budgets: RateBudgets = R
   // that the caller may reach it, so another organization naming it must count on its own counter.
   if (request.workspaceId)
     windows.push(minuteWindow("workspace", `ws:${request.organizationId}:${request.workspaceId}`, budgets));
-  // Keyed by organization too (DESIGN.md section 4): an app's id is its client id, the same in every
-  // organization it is installed in, and one installation's traffic must not spend another's budget.
-  windows.push(minuteWindow("identity", `actor:${request.organizationId}:${request.actorId}`, budgets));
-  if (request.apiKeyId) windows.push(minuteWindow("api_key", `key:${request.apiKeyId}`, budgets));
+  windows.push(...callerWindows(request, budgets));
   windows.push(minuteWindow("route", `route:${request.organizationId}:${request.routeKey}`, budgets));
   windows.push(platformWindow(budgets));
+  return windows;
+}
+
+/**
+ * The caller's own windows, identity and API key (when a key calls): what every MCP request that
+ * is not a route's tool call counts in (`initialize`, `tools/list`, utility tools), at no token cost.
+ */
+export function callerWindows(
+  request: Pick<RateLimitedRequest, "organizationId" | "actorId" | "apiKeyId">,
+  budgets: RateBudgets = RATE_LIMITS,
+): RateWindow[] {
+  // Keyed by organization too (DESIGN.md section 4): an app's id is its client id, the same in every
+  // organization it is installed in, and one installation's traffic must not spend another's budget.
+  const windows = [minuteWindow("identity", `actor:${request.organizationId}:${request.actorId}`, budgets)];
+  if (request.apiKeyId) windows.push(minuteWindow("api_key", `key:${request.apiKeyId}`, budgets));
   return windows;
 }
 

@@ -4,7 +4,16 @@ import { describe, expect, it } from "vitest";
 import { LeaseHolder } from "../src/lease-holder";
 import type { RateLimiter } from "../src/limiter-object";
 import { LEASE_MS } from "../src/window-ledger";
-import { admit, anonymousWindows, connectionWindow, inboundWindows, ipWindow, leaseCounters, type RateWindow, windowsFor } from "../src/windows";
+import {
+  admit,
+  anonymousWindows,
+  connectionWindow,
+  inboundWindows,
+  ipWindow,
+  leaseCounters,
+  type RateWindow,
+  windowsFor,
+} from "../src/windows";
 
 const START = Date.UTC(2026, 10, 23, 12, 0, 0);
 

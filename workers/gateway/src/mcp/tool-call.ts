@@ -14,6 +14,8 @@ export interface McpCaller {
   origin: string;
   /** The MCP request's headers: the client's address and organization choice apply to its calls too. */
   headers: Headers;
+  /** The `RateLimit-Policy` / `RateLimit` headers of the windows the request met, for its HTTP answer. */
+  limits: Record<string, string>;
 }
 
 /** Headers of the MCP request that each call's request keeps: rate limits by address, organization selection. */
@@ -81,13 +83,27 @@ async function toolResult(response: Response, url: URL): Promise<CallToolResult>
   return { content: [{ type: "resource", resource: { uri: url.href, mimeType: contentType, blob } }] };
 }
 
+const rateLimitHeaders = ["ratelimit-policy", "ratelimit"];
+
+/** Keeps the rate-limit headers of the tool's operation (admitted, or refused with 429) for the MCP request's answer. */
+function noteLimits(caller: McpCaller, headers: Headers | Record<string, string>) {
+  const present = new Headers(headers);
+  for (const name of rateLimitHeaders) {
+    const value = present.get(name);
+    if (value) caller.limits[name] = value;
+  }
+}
+
 /** Runs the tool's operation through the same steps as its REST route, booked under that route. */
 async function runRouteTool(caller: McpCaller, tool: RouteTool, args: ToolArguments): Promise<CallToolResult> {
   const request = operationRequest(caller, tool, args);
   try {
-    return await toolResult(await runAuthenticated(caller.call, tool.operation, request, caller.actor), request.url);
+    const response = await runAuthenticated(caller.call, tool.operation, request, caller.actor);
+    noteLimits(caller, response.headers);
+    return await toolResult(response, request.url);
   } catch (failure) {
     const error = toApiError(failure);
+    noteLimits(caller, error.headers);
     if (error !== failure) {
       logUnexpectedError(failure, {
         requestId: caller.call.requestId,

@@ -2,6 +2,7 @@ import { ApiError, type Operation } from "@crm/contracts";
 import {
   admit as admitToWindows,
   anonymousWindows,
+  callerWindows,
   inboundWindows,
   RATE_LIMITS,
   type RateWindow,
@@ -63,7 +64,8 @@ function chargedWorkspace(actor: Actor, request: OperationRequest): string | nul
 }
 
 /** Budgets of DESIGN.md section 4, unless `RATE_LIMIT_FACTOR` (benchmarks only) multiplies them. */
-export const budgetsOf = (env: GatewayEnv) => (env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS);
+export const budgetsOf = (env: GatewayEnv) =>
+  env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS;
 
 /**
  * The windows a request counts in. An authenticated caller: organization, workspace, identity, API
@@ -76,12 +78,9 @@ export const budgetsOf = (env: GatewayEnv) => (env.RATE_LIMIT_FACTOR ? scaledBud
 function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequest, actor: Actor | null): RateWindow[] {
   const budgets = budgetsOf(env);
   if (actor) {
-    const { organizationId, credential } = actor;
     const limited = {
-      organizationId,
+      ...caller(actor),
       workspaceId: chargedWorkspace(actor, request),
-      actorId: actor.actor.id,
-      apiKeyId: credential.type === "api_key" ? credential.id : null,
       routeKey: `${operation.method.toUpperCase()} ${operation.path}`,
     };
     return windowsFor(limited, budgets);
@@ -89,6 +88,13 @@ function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequ
   if (operation.auth === "signature") return inboundWindows(clientIp(request), budgets);
   return anonymousWindows(clientIp(request), budgets);
 }
+
+/** Who an actor is to the rate limiter: its organization, identity and API key. */
+const caller = ({ organizationId, actor, credential }: Actor) => ({
+  organizationId,
+  actorId: actor.id,
+  apiKeyId: credential.type === "api_key" ? credential.id : null,
+});
 
 /** Runs a task after a delay, kept alive past the response: how leases an idle isolate holds go back when they end. */
 export const deferral =
@@ -119,6 +125,21 @@ export async function admit(
   if (limiterSwitchedOff(call.env, request)) return {};
   const windows = windowsOf(call.env, operation, request, actor);
   const admittance = await admitToWindows(call.env.RATE_LIMITER, windows, deferral(call));
+  if (!admittance.allowed) throw rateLimited(admittance.refusing);
+  return { ...rateLimitHeaders(admittance.tightest) };
+}
+
+/**
+ * Admits an MCP request that runs no route (`initialize`, `tools/list`, `ping`, a utility tool):
+ * one slot of the caller's identity and API key windows, no token cost (DESIGN.md section 4).
+ * Refused: 429 and nothing consumed; admitted: the tightest window's `RateLimit` headers.
+ */
+export async function admitCaller(call: GatewayCall, actor: Actor): Promise<Record<string, string>> {
+  const admittance = await admitToWindows(
+    call.env.RATE_LIMITER,
+    callerWindows(caller(actor), budgetsOf(call.env)),
+    deferral(call),
+  );
   if (!admittance.allowed) throw rateLimited(admittance.refusing);
   return { ...rateLimitHeaders(admittance.tightest) };
 }

@@ -1,7 +1,7 @@
 import { type ActorContext, ApiError } from "@crm/contracts";
 import { admit, anonymousTrafficWindow, ipWindow } from "@crm/rate-limiter";
 import type { GatewayEnv } from "../env";
-import { apiResource, mcpResource } from "../oauth/resources";
+import { apiResource, mcpResources } from "../oauth/resources";
 import { accessTokenActor, isJwt, verifyAccessToken } from "./access-token-credential";
 import { kidOf, needsKeyLoad } from "./access-token-keys";
 import { budgetsOf, deferral, rateLimited } from "./admit";
@@ -110,10 +110,11 @@ export async function authenticate(
     const kid = isJwt(token) ? kidOf(token) : null;
     if (kid === null) throw invalidToken("malformed or unknown");
     if (needsKeyLoad(kid, now) || revokedGrantsDue(now)) await failures.guard();
-    // Each surface accepts tokens for its own resource only (RFC 8707 `resource`): REST
-    // `<origin>/api/v1`, MCP `<origin>/mcp`. A token obtained for one is not spent at the other, as
-    // the MCP authorization spec requires of servers (no token passthrough).
-    const audience = surface === "api" ? apiResource(request.url.origin) : mcpResource(request.url.origin);
+    // Each surface accepts tokens for its own resources only (RFC 8707 `resource`): REST
+    // `<origin>/api/v1`, MCP `<origin>/mcp` or `<origin>/api/v1/mcp` (the same endpoint under two
+    // URLs). A token obtained for one surface is not spent at the other, as the MCP authorization
+    // spec requires of servers (no token passthrough).
+    const audience = surface === "api" ? [apiResource(request.url.origin)] : mcpResources(request.url.origin);
     const expected = { issuer: request.url.origin, audience };
     const claims = await verifyAccessToken(call.controlDb, token, kid, expected, now);
     return await accessTokenActor(call.controlDb, claims, request, now);

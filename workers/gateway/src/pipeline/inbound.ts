@@ -1,6 +1,6 @@
 import { ApiError, type Operation } from "@crm/contracts";
-import { connectionWindow } from "@crm/rate-limiter";
 import { control } from "@crm/db";
+import { connectionWindow } from "@crm/rate-limiter";
 import { eq } from "drizzle-orm";
 import { noteActor } from "../request-log";
 import { budgetsOf, rateLimited } from "./admit";
