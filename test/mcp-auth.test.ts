@@ -205,6 +205,33 @@ describe("the endpoint's capabilities and limits", () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(1);
   }, 60_000);
 
+  it("keys an app's identity window by organization: an installation's traffic does not spend another's", async () => {
+    const [first, second] = await Promise.all([
+      createOrganization({ workspaceCount: 1 }),
+      createOrganization({ workspaceCount: 1 }),
+    ]);
+    const installation = (organizationId: string) => ({ organizationId, scopes: ["crm:metadata:read"] });
+    const app = await createConfidentialApp({
+      installations: [installation(first.organizationId), installation(second.organizationId)],
+    });
+    const as = await authorizationServer();
+    const tokenIn = async (organizationId: string, resource: string) => {
+      const parameters = { organization_id: organizationId, resource };
+      const response = await oauth.clientCredentialsGrantRequest(as, app.client, app.auth, parameters, clientOptions());
+      return (await oauth.processClientCredentialsResponse(as, app.client, response)).access_token;
+    };
+    const inFirst = await tokenIn(first.organizationId, mcpResource);
+    const headers = { "mcp-protocol-version": "2025-11-25" };
+    const pings = await Promise.all(Array.from({ length: 61 }, () => rawMcp(ping, { token: inFirst, headers })));
+    expect(pings.every((response) => response.status === 200)).toBe(true);
+    // In the second organization the app's identity window is untouched: the route's is the tightest.
+    const rest = await call(`/crm/objects?workspaceId=${second.workspaceIds[0]}`, {
+      key: await tokenIn(second.organizationId, apiResource),
+    });
+    expect(rest.status).toBe(200);
+    expect(rest.headers.get("ratelimit")).toMatch(/^"route";r=119;t=\d+$/);
+  });
+
   it("carries the RateLimit headers of a route tool call's windows on its HTTP answer", async () => {
     const organization = await createOrganization({ workspaceCount: 1 });
     const response = await rawMcp(

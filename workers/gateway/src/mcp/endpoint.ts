@@ -93,6 +93,17 @@ function withLimits(response: Response, limits: Record<string, string>): Respons
   return answered;
 }
 
+/**
+ * The SDK compares an `Origin`'s host name only; another port of the same host is another origin
+ * (a page of another local server, say), refused as a foreign host is.
+ */
+function otherPort(request: Request, url: URL): Response | null {
+  const origin = request.headers.get("origin");
+  if (origin === null) return null;
+  const parsed = URL.parse(origin);
+  return parsed && parsed.port === url.port ? null : transportRefusal(403, `Invalid Origin header: ${origin.slice(0, 200)}`);
+}
+
 /** The body as JSON, or undefined when it is not JSON (the SDK answers that with its parse error). */
 function parsed(body: string): unknown {
   try {
@@ -130,7 +141,7 @@ export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
   // An HTTP request always names its host; one handed over in process (tests) is read from its URL.
   const host = validateHostHeader(request.headers.get("host") ?? url.host, hostnames);
   if (!host.ok) return transportRefusal(403, host.message);
-  const foreignOrigin = originValidationResponse(request, hostnames);
+  const foreignOrigin = originValidationResponse(request, hostnames) ?? otherPort(request, url);
   if (foreignOrigin) return foreignOrigin;
   // Stateless: no stream to open with GET, no session to end with DELETE.
   if (request.method !== "POST") return transportRefusal(405, "Method not allowed.", { allow: "POST" });
