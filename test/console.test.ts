@@ -89,6 +89,30 @@ describe("console sign-in", () => {
     expect((await new ConsoleBrowser().signIn(user.email, user.password)).status).toBe(303);
   });
 
+  it("checks at most 5 of 20 parallel sign-ins against one account: the slot is taken before the password", async () => {
+    const user = await consoleUser();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => new ConsoleBrowser().signIn(user.email, "wrong")));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(15);
+  });
+
+  it("checks at most 20 of 30 parallel sign-ins from one address", async () => {
+    const browsers = Array.from({ length: 30 }, () => new ConsoleBrowser("198.51.100.77"));
+    const answers = await Promise.all(browsers.map((browser, index) => browser.signIn(`guess-${index}@test.example`, "wrong")));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(20);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(10);
+  });
+
+  it("gives the slot back when the password was right: right sign-ins never lock an account", async () => {
+    const user = await consoleUser();
+    const browser = new ConsoleBrowser();
+    for (let attempt = 0; attempt < 6; attempt++) expect((await browser.signIn(user.email, user.password)).status).toBe(303);
+    for (let attempt = 0; attempt < 4; attempt++) expect((await browser.signIn(user.email, "wrong")).status).toBe(401);
+    expect((await browser.signIn(user.email, user.password)).status).toBe(303);
+  });
+
   it("refuses a sign-in form without its CSRF token", async () => {
     const user = await consoleUser();
     const browser = new ConsoleBrowser();

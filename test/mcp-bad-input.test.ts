@@ -144,6 +144,11 @@ describe("transport refusals", () => {
       headers: { ...v2025, origin: "http://127.0.0.1:8787" },
     });
     expect(ownOrigin.status).toBe(200);
+    // Another port of the same host is another origin: another local server, perhaps a hostile page's.
+    for (const origin of ["http://127.0.0.1:3000", "http://127.0.0.1"]) {
+      const otherPort = await rawMcp(message("tools/list"), { token: alice.apiKey, headers: { ...v2025, origin } });
+      expect(otherPort.status, origin).toBe(403);
+    }
   });
 
   it("GET and DELETE: 405 (stateless: no stream, no session), a body of another type: 415", async () => {

@@ -105,8 +105,8 @@ describe("the regional /mcp", () => {
     const { gateway, region } = await both({ body: initialize });
     expect(region.status).toBe(401);
     expect(gateway.status).toBe(401);
-    expect(region.headers.get("www-authenticate")).toBe(
-      `Bearer resource_metadata="${gatewayOrigin}/.well-known/oauth-protected-resource/mcp"`,
+    expect(region.headers.get("www-authenticate")).toMatch(
+      new RegExp(`^Bearer resource_metadata="${gatewayOrigin}/\\.well-known/oauth-protected-resource/mcp", scope="[^"]+"$`),
     );
     expect(region.headers.get("www-authenticate")).toBe(gateway.headers.get("www-authenticate"));
   });

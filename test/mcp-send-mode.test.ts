@@ -142,8 +142,18 @@ for (const [name, connect] of Object.entries(clients)) {
       // The draft is the REST resource, and its send tool starts the conversation.
       const rest = await call(`/inbox/drafts?workspaceId=${workspace.workspaceId}`, { key: workspace.key });
       expect(((await rest.json()) as { data: { id: string }[] }).data.map((item) => item.id)).toEqual([draft.id]);
+      // Sending the saved draft follows sendMode too: omitted, a preview of the draft; draft, the draft kept; nothing leaves.
+      const draftPreview = await client.callTool({ name: "inbox_compose_drafts_send", arguments: { draftId: draft.id } });
+      expect(structured(draftPreview)).toEqual({ sent: false, confirmationRequired: true, preview: { draft } });
+      const kept = await client.callTool({
+        name: "inbox_compose_drafts_send",
+        arguments: { draftId: draft.id, sendMode: "draft" },
+      });
+      expect(structured(kept)).toEqual({ draft });
+      expect(await conversationsOfWorkspace()).toBe(0);
+      expect(await countRows("us", composeDrafts, eq(composeDrafts.id, draft.id))).toBe(1);
       const fromDraft = structured<Sent>(
-        await client.callTool({ name: "inbox_compose_drafts_send", arguments: { draftId: draft.id } }),
+        await client.callTool({ name: "inbox_compose_drafts_send", arguments: { draftId: draft.id, sendMode: "send" } }),
       );
       expect(fromDraft.message.text).toBe("Hello");
       expect(await countRows("us", composeDrafts, eq(composeDrafts.id, draft.id))).toBe(0);

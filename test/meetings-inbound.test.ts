@@ -1,4 +1,5 @@
 import { env } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
 import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
@@ -6,6 +7,7 @@ import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ErrorBody, expectStatus, objectTypesOf, unique } from "./crm";
 import { countRows } from "./fixtures";
+import { clientAddress } from "./mcp";
 import {
   type Connection,
   connect,
@@ -17,7 +19,9 @@ import {
   meetingById,
   meetingTitled,
 } from "./meetings";
-import { call, cast, eventually } from "./stack";
+import { baseUrl, call, cast, eventually } from "./stack";
+
+const gateway = (exports as unknown as { default: Fetcher }).default;
 
 let key: string;
 let salesId: string;
@@ -415,4 +419,26 @@ describe("inbound webhooks: outbound events", () => {
     expect(event.type).toBe("meeting.transcript_ready");
     expect(event.data).toMatchObject({ title: `Meeting ${id}`, hasTranscript: true, actionItemTaskIds: [] });
   });
+});
+
+describe("inbound webhooks: the connection's window", () => {
+  it("counts only deliveries whose signature verified: 610 unsigned posts leave the provider's real event answered", async () => {
+    const { alice } = await cast();
+    const target = await connect(alice.apiKey, salesId, "meeting_notes", "Junk target");
+    const path = inboundPath(target.connection);
+    const body = JSON.stringify(scheduled(`junk-${unique()}`));
+    // From many addresses, as a spread-out sender would: the per-address windows do not stop it.
+    const post = () =>
+      gateway.fetch(`${baseUrl}${path}`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json", "cf-connecting-ip": clientAddress() },
+      });
+    for (let start = 0; start < 610; start += 61) {
+      const batch = await Promise.all(Array.from({ length: 61 }, post));
+      expect(batch.map((response) => response.status)).toEqual(Array(61).fill(401));
+    }
+    const real = await deliver(path, target.secret, scheduled(`real-${unique()}`));
+    await expectReceived(real);
+  }, 180_000);
 });

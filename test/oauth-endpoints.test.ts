@@ -133,6 +133,28 @@ describe("the token endpoint", () => {
     }
   });
 
+  it.each(["/oauth/token", "/oauth/revoke"])(
+    "checks at most 60 of 70 parallel wrong client secrets at %s from one address",
+    async (path) => {
+      const app = await createConfidentialApp();
+      const fetchFrom = gatewayFetch(clientAddress());
+      const basic = `Basic ${btoa(`${app.client.client_id}:wrong-secret`)}`;
+      const body = path === "/oauth/token" ? "grant_type=client_credentials" : "token=anything";
+      const answers = await Promise.all(
+        Array.from({ length: 70 }, () =>
+          fetchFrom(`${origin}${path}`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic },
+            body,
+          }),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 401)).toHaveLength(60);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(10);
+    },
+  );
+
   it("limits each client address to 60 requests a minute", async () => {
     const address = clientAddress();
     const statuses: number[] = [];

@@ -65,4 +65,14 @@ describe("token costs and GET /usage", () => {
       expect(response.status, query).toBe(400);
     }
   });
+
+  it("needs a credential without a workspace limit: the ledger is the whole organization's", async () => {
+    const { organizationId, userId, workspaceIds } = await createOrganization({ workspaceCount: 2 });
+    const limited = await createKey({ organizationId, ownerId: userId, workspaceIds: [workspaceIds[0] as string] });
+    const refused = await call("/usage", { key: limited.key });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("workspace_forbidden");
+    const unlimited = await createKey({ organizationId, ownerId: userId });
+    expect((await call("/usage", { key: unlimited.key })).status).toBe(200);
+  });
 });

@@ -7,7 +7,11 @@ export { LEASE_MS, type Lease, type LeaseGrant, type Settlement, WindowLedger } 
 export {
   type Admittance,
   admit,
-  anonymousWindow,
+  anonymousTrafficWindow,
+  anonymousWindows,
+  callerWindows,
+  clientWindow,
+  connectionWindow,
   inboundWindows,
   ipWindow,
   leaseCalls,

@@ -5,6 +5,7 @@ import { type Lease, type LeaseGrant, type LedgerJournal, type Settlement, Windo
 type LedgerChange =
   | { kind: "admitted"; admission: Admission }
   | { kind: "expired"; cutoff: number }
+  | { kind: "givenBack"; token: string }
   | { kind: "leased"; lease: Lease }
   | { kind: "closed"; leaseId: string };
 
@@ -49,6 +50,7 @@ export class RateLimiter extends DurableObject {
     const journal: LedgerJournal = {
       admitted: (admission) => this.#changed({ kind: "admitted", admission }),
       expired: (cutoff) => this.#changed({ kind: "expired", cutoff }),
+      givenBack: (token) => this.#changed({ kind: "givenBack", token }),
       leased: (lease) => this.#changed({ kind: "leased", lease }),
       closed: (leaseId) => this.#changed({ kind: "closed", leaseId }),
     };
@@ -63,6 +65,15 @@ export class RateLimiter extends DurableObject {
   /** Admits one request iff fewer than `limit` were admitted or leased in the last `windowMs`. */
   take(limit: number, windowMs: number): WindowDecision {
     return this.#ledger.take(this.clock(), limit, windowMs);
+  }
+
+  /**
+   * Gives back a slot `take` admitted, by the token of its decision: login-style windows take their
+   * slot before the secret is checked (so parallel attempts cannot pass a full window) and give it
+   * back when the secret was right. Whether the slot was still counted.
+   */
+  giveBack(token: string): boolean {
+    return this.#ledger.giveBack(token);
   }
 
   /** Whether `take` would admit now, consuming nothing: lets a caller refuse early without counting. */
@@ -80,6 +91,7 @@ export class RateLimiter extends DurableObject {
     this.ctx.storage.transactionSync(() => {
       for (const change of changes) {
         if (change.kind === "expired") sql.exec("DELETE FROM admission WHERE at <= ?", change.cutoff);
+        else if (change.kind === "givenBack") sql.exec("DELETE FROM admission WHERE token = ?", change.token);
         else if (change.kind === "admitted")
           sql.exec("INSERT INTO admission (at, token) VALUES (?, ?)", change.admission.at, change.admission.token);
         else if (change.kind === "leased")

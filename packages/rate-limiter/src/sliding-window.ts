@@ -47,6 +47,8 @@ export interface AdmissionJournal {
   admitted(admission: Admission): void;
   /** Every admission with `at <= cutoff` has left the window. */
   expired(cutoff: number): void;
+  /** The admission was given back (`SlidingWindowLog.giveBack`). */
+  givenBack(token: string): void;
 }
 
 /** Below this many dead entries at the front, compacting costs more than it saves. */
@@ -131,6 +133,18 @@ export class SlidingWindowLog {
     }
     this.#entries.splice(low, 0, admission);
     this.#journal?.admitted(admission);
+  }
+
+  /**
+   * Removes the admission `token` names, as if it had never been taken: a slot reserved before a
+   * secret was checked goes back when the secret was right. An unknown or expired token changes nothing.
+   */
+  giveBack(token: string): boolean {
+    const index = this.#entries.findIndex((entry, position) => position >= this.#head && entry.token === token);
+    if (index < 0) return false;
+    this.#entries.splice(index, 1);
+    this.#journal?.givenBack(token);
+    return true;
   }
 
   /** When the `n`-th slot of the log and `reserved` together leaves the window (n >= 1, within their count). */

@@ -81,6 +81,11 @@ export class WindowLedger {
     return this.#log.take(now, limit, windowMs, this.#reserved(now, windowMs));
   }
 
+  /** Gives back one slot `take` admitted (its `token`): the window counts it no more. */
+  giveBack(token: string): boolean {
+    return this.#log.giveBack(token);
+  }
+
   peek(now: number, limit: number, windowMs: number): WindowDecision {
     return this.#log.peek(now, limit, windowMs, this.#reserved(now, windowMs));
   }

@@ -2,7 +2,16 @@ import { clientAddressKey } from "./client-address";
 import { type LeaseCounters, LeaseHolder, type RequestIo } from "./lease-holder";
 import type { RateLimiter } from "./limiter-object";
 
-export type WindowScope = "organization" | "workspace" | "identity" | "api_key" | "route" | "platform" | "ip";
+export type WindowScope =
+  | "organization"
+  | "workspace"
+  | "identity"
+  | "api_key"
+  | "route"
+  | "platform"
+  | "ip"
+  | "anonymous"
+  | "connection";
 
 /** One counter a request must fit in; `key` names the Durable Object that keeps it. */
 export interface RateWindow {
@@ -56,6 +65,8 @@ export const RATE_LIMITS = {
   route: 120,
   platform: 2000,
   ip: 60,
+  anonymous: 2000,
+  connection: 600,
 } as const satisfies Record<WindowScope, number>;
 
 export type RateBudgets = Record<WindowScope, number>;
@@ -75,16 +86,39 @@ export function windowsFor(request: RateLimitedRequest, budgets: RateBudgets = R
   // that the caller may reach it, so another organization naming it must count on its own counter.
   if (request.workspaceId)
     windows.push(minuteWindow("workspace", `ws:${request.organizationId}:${request.workspaceId}`, budgets));
-  windows.push(minuteWindow("identity", `actor:${request.actorId}`, budgets));
-  if (request.apiKeyId) windows.push(minuteWindow("api_key", `key:${request.apiKeyId}`, budgets));
+  windows.push(...callerWindows(request, budgets));
   windows.push(minuteWindow("route", `route:${request.organizationId}:${request.routeKey}`, budgets));
   windows.push(platformWindow(budgets));
   return windows;
 }
 
-/** The one window every request of the platform counts in, whoever sends it. */
+/**
+ * The caller's own windows, identity and API key (when a key calls): what every MCP request that
+ * is not a route's tool call counts in (`initialize`, `tools/list`, utility tools), at no token cost.
+ */
+export function callerWindows(
+  request: Pick<RateLimitedRequest, "organizationId" | "actorId" | "apiKeyId">,
+  budgets: RateBudgets = RATE_LIMITS,
+): RateWindow[] {
+  // Keyed by organization too (DESIGN.md section 4): an app's id is its client id, the same in every
+  // organization it is installed in, and one installation's traffic must not spend another's budget.
+  const windows = [minuteWindow("identity", `actor:${request.organizationId}:${request.actorId}`, budgets)];
+  if (request.apiKeyId) windows.push(minuteWindow("api_key", `key:${request.apiKeyId}`, budgets));
+  return windows;
+}
+
+/**
+ * The one window every authenticated request of the platform counts in, whoever sends it. Anonymous
+ * traffic never spends it (DESIGN.md section 4): it has `anonymousTrafficWindow` instead, so no
+ * volume of requests without a valid credential can refuse a signed-in tenant.
+ */
 export function platformWindow(budgets: RateBudgets = RATE_LIMITS): RateWindow {
   return minuteWindow("platform", "platform", budgets);
+}
+
+/** The one window all anonymous traffic shares (public routes, inbound webhooks, failed authentications). */
+export function anonymousTrafficWindow(budgets: RateBudgets = RATE_LIMITS): RateWindow {
+  return minuteWindow("anonymous", "anonymous", budgets);
 }
 
 /** The window of failed authentications per client (an IPv4 address or an IPv6 /64), checked before any database lookup. */
@@ -93,24 +127,35 @@ export function ipWindow(ip: string): RateWindow {
 }
 
 /**
- * The window of a client calling operations that take no credential (per IPv4 address or IPv6 /64),
- * counted apart from its failed authentications so that public reads never lock a client out.
+ * The windows of a client calling operations that take no credential: its own (per IPv4 address or
+ * IPv6 /64, counted apart from its failed authentications so that public reads never lock a client
+ * out) and the one of all anonymous traffic.
  */
-export function anonymousWindow(ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow {
-  return minuteWindow("ip", `anon:${clientAddressKey(ip)}`, budgets);
+export function anonymousWindows(ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow[] {
+  return [clientWindow("anon", ip, budgets), anonymousTrafficWindow(budgets)];
+}
+
+/** A per-client window (60 a minute, an IPv4 address or an IPv6 /64) on a counter of its own, `<counter>:<address>`. */
+export function clientWindow(counter: string, ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow {
+  return minuteWindow("ip", `${counter}:${clientAddressKey(ip)}`, budgets);
 }
 
 /**
- * The windows of a signed inbound webhook, before anything is known of its sender: the connection it
- * names and the sending address, each with an organization's budget (a provider sends all of its
- * customers' events from few addresses), and the platform.
+ * The windows of an inbound webhook before its signature is checked, when it is still anonymous: the
+ * sending address (with an organization's budget, since a provider sends all of its customers'
+ * events from few addresses) and all anonymous traffic. The connection's own window counts only
+ * deliveries whose signature verified (`connectionWindow`).
  */
-export function inboundWindows(connectionId: string, ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow[] {
+export function inboundWindows(ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow[] {
   return [
-    { scope: "identity", key: `conn:${connectionId}`, limit: budgets.organization, windowMs: MINUTE_MS },
     { scope: "ip", key: `inbound:${clientAddressKey(ip)}`, limit: budgets.organization, windowMs: MINUTE_MS },
-    platformWindow(budgets),
+    anonymousTrafficWindow(budgets),
   ];
+}
+
+/** A provider connection's window of verified deliveries. */
+export function connectionWindow(connectionId: string, budgets: RateBudgets = RATE_LIMITS): RateWindow {
+  return minuteWindow("connection", `conn:${connectionId}`, budgets);
 }
 
 /** Object ids by counter key: deriving one hashes the name, and the same keys recur on every request. */

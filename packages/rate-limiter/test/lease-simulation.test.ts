@@ -127,6 +127,7 @@ function platform(seed: number, isolateCount: number, minDelayMs = 1, maxDelayMs
       found = new WindowLedger([], [], {
         admitted: (admission) => push(recorded, key, admission.at),
         expired: () => {},
+        givenBack: () => {},
         leased: () => {},
         closed: () => {},
       });

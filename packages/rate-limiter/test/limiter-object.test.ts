@@ -116,6 +116,20 @@ describe("RateLimiter Durable Object", () => {
     expect(rows).toEqual([{ at: START + 70_000 }]);
   });
 
+  it("gives back a taken slot in memory and in storage, so an evicted object does not count it again", async () => {
+    const time = { now: START };
+    const stub = await counter("given-back", time);
+    const kept = await stub.take(2, WINDOW_MS);
+    const returned = await stub.take(2, WINDOW_MS);
+    expect(kept.allowed && returned.allowed).toBe(true);
+    expect(await stub.giveBack(returned.token as string)).toBe(true);
+    await runInDurableObject(stub, (limiter: RateLimiter) => limiter.save());
+    await evictDurableObject(stub);
+    const fresh = await counter("given-back", time);
+    expect(await fresh.peek(2, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await fresh.giveBack(returned.token as string)).toBe(false);
+  });
+
   it("writes its changes to storage by itself after the delay, in one transaction", async () => {
     const stub = await counter("delayed-write", { now: START });
     const storedRows = () =>

@@ -124,12 +124,23 @@ describe("SlidingWindowLog", () => {
     const journal: AdmissionJournal = {
       admitted: ({ at }) => events.push(`admitted ${at}`),
       expired: (cutoff) => events.push(`expired <= ${cutoff}`),
+      givenBack: (token) => events.push(`given back ${token}`),
     };
     const log = new SlidingWindowLog([], journal);
     log.take(0, 2, WINDOW_MS);
     log.take(1_000, 2, WINDOW_MS);
     log.take(61_000, 2, WINDOW_MS);
     expect(events).toEqual(["admitted 0", "admitted 1000", "expired <= 1000", "admitted 61000"]);
+  });
+
+  it("gives back an admission by its token, once, and the window counts it no more", () => {
+    const log = new SlidingWindowLog();
+    const first = log.take(0, 2, WINDOW_MS);
+    log.take(1_000, 2, WINDOW_MS);
+    expect(log.take(2_000, 2, WINDOW_MS).allowed).toBe(false);
+    expect(log.giveBack(first.token as string)).toBe(true);
+    expect(log.giveBack(first.token as string)).toBe(false);
+    expect(log.take(2_000, 2, WINDOW_MS)).toMatchObject({ allowed: true, remaining: 0 });
   });
 
   it("rejects a limit or window that cannot admit anything", () => {

@@ -4,7 +4,16 @@ import { describe, expect, it } from "vitest";
 import { LeaseHolder } from "../src/lease-holder";
 import type { RateLimiter } from "../src/limiter-object";
 import { LEASE_MS } from "../src/window-ledger";
-import { admit, anonymousWindow, ipWindow, leaseCounters, type RateWindow, windowsFor } from "../src/windows";
+import {
+  admit,
+  anonymousWindows,
+  connectionWindow,
+  inboundWindows,
+  ipWindow,
+  leaseCounters,
+  type RateWindow,
+  windowsFor,
+} from "../src/windows";
 
 const START = Date.UTC(2026, 10, 23, 12, 0, 0);
 
@@ -65,7 +74,7 @@ describe("windowsFor", () => {
     expect(windowsFor(request("a"))).toEqual([
       { scope: "organization", key: "org:org-a", limit: 600, windowMs: 60_000 },
       { scope: "workspace", key: "ws:org-a:ws-a", limit: 300, windowMs: 60_000 },
-      { scope: "identity", key: "actor:actor-a", limit: 180, windowMs: 60_000 },
+      { scope: "identity", key: "actor:org-a:actor-a", limit: 180, windowMs: 60_000 },
       { scope: "api_key", key: "key:key-a", limit: 180, windowMs: 60_000 },
       { scope: "route", key: "route:org-a:GET /records/{recordId}", limit: 120, windowMs: 60_000 },
       { scope: "platform", key: "platform", limit: 2000, windowMs: 60_000 },
@@ -81,9 +90,17 @@ describe("windowsFor", () => {
     expect(ipWindow("203.0.113.7")).toEqual({ scope: "ip", key: "ip:203.0.113.7", limit: 60, windowMs: 60_000 });
   });
 
-  it("counts a client's calls of public operations apart from its failed authentications", () => {
-    expect(anonymousWindow("203.0.113.7")).toEqual({ scope: "ip", key: "anon:203.0.113.7", limit: 60, windowMs: 60_000 });
-    expect(anonymousWindow("2001:db8:1:2::5").key).toBe("anon:2001:db8:1:2::/64");
+  it("counts a client's calls of public operations apart from its failed authentications, and never in the platform window", () => {
+    expect(anonymousWindows("203.0.113.7")).toEqual([
+      { scope: "ip", key: "anon:203.0.113.7", limit: 60, windowMs: 60_000 },
+      { scope: "anonymous", key: "anonymous", limit: 2000, windowMs: 60_000 },
+    ]);
+    expect(anonymousWindows("2001:db8:1:2::5")[0]?.key).toBe("anon:2001:db8:1:2::/64");
+  });
+
+  it("counts an inbound webhook per sending address and in all anonymous traffic; its connection only once verified", () => {
+    expect(inboundWindows("203.0.113.7").map((window) => window.key)).toEqual(["inbound:203.0.113.7", "anonymous"]);
+    expect(connectionWindow("conn_1")).toEqual({ scope: "connection", key: "conn:conn_1", limit: 600, windowMs: 60_000 });
   });
 });
 

@@ -168,6 +168,9 @@ export const sendComposeDraft = defineOperation({
   costUnits: costUnits.write,
   mcpTool: "inbox_compose_drafts_send",
   mcpHints: { destructiveHint: true, openWorldHint: true },
+  // Sending a saved draft follows the sendMode rule as compose does (DESIGN.md section 11): omitted,
+  // the preview is the draft as it would leave; `draft` leaves it as it is.
+  mcpSendMode: { draftTool: "inbox_compose_drafts_get" },
   method: "post",
   path: "/inbox/drafts/{draftId}/send",
   request: { params: draftParams, body: jsonBody(emptyBodySchema, false) },

@@ -53,7 +53,7 @@ export const getUsage = defineOperation({
   tag: "Usage",
   summary: "Token usage by day and route",
   description:
-    "Token cost charged to the organization (successful requests only), per UTC day and route, for at most 366 days. Costs are integer units: reads 20 (0.2), writes 40 (0.4), `GET /workspaces` 0.",
+    "Token cost charged to the organization (successful requests only), per UTC day and route, for at most 366 days. Costs are integer units: reads 20 (0.2), writes 40 (0.4), `GET /workspaces` 0. The ledger covers the whole organization, not single workspaces, so it needs a credential without a workspace limit: a key limited to some workspaces gets 403 `workspace_forbidden`.",
   scope: "usage:read",
   costUnits: costUnits.read,
   mcpTool: "usage_get",

@@ -10,7 +10,7 @@ import type { ConsoleEnv } from "./console-env";
 import { ConsoleProblem, readForm } from "./forms";
 import { Layout } from "./layout";
 import { safeReturnTo } from "./return-to";
-import { countFailedSignIn, signInRefusal } from "./sign-in-limits";
+import { beginSignIn } from "./sign-in-limits";
 
 /**
  * Sign-in has no session yet, so its form's CSRF token is bound to a random value in a short-lived
@@ -75,10 +75,10 @@ export async function signIn(c: Context<ConsoleEnv>) {
   const password = form.get("password") ?? "";
   const returnTo = safeReturnTo(form.get("return_to"));
   const ip = c.req.header("cf-connecting-ip") ?? "unknown";
-  const refusal = await signInRefusal(c.env, ip, email);
-  if (refusal) {
-    const minutes = Math.ceil(refusal.retryAfterMs / 60_000);
-    c.header("retry-after", String(Math.ceil(refusal.retryAfterMs / 1000)));
+  const attempt = await beginSignIn(c.env, ip, email);
+  if (attempt.refused) {
+    const minutes = Math.ceil(attempt.retryAfterMs / 60_000);
+    c.header("retry-after", String(Math.ceil(attempt.retryAfterMs / 1000)));
     throw new ConsoleProblem(
       429,
       "Too many sign-in attempts",
@@ -93,9 +93,9 @@ export async function signIn(c: Context<ConsoleEnv>) {
     .limit(1);
   // An unknown e-mail runs the same derivation as a wrong password (passwords.ts): same answer, same time.
   if (!(await passwordMatches(password, user?.passwordHash ?? null)) || !user) {
-    await countFailedSignIn(c.env, ip, email);
     return c.html(<SignInPage csrf={await signInCsrf(c)} returnTo={returnTo} email={email} problem={wrongCredentials} />, 401);
   }
+  await attempt.succeeded();
   const [first] = await membershipsOf(db, user.id);
   const { session, token } = await createSession(db, { userId: user.id, organizationId: first?.organizationId ?? null });
   setSessionCookie(c, token, session);

@@ -1,4 +1,4 @@
-import { ApiError, respondWithError } from "@crm/contracts";
+import { ApiError, respondWithError, scopes } from "@crm/contracts";
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -11,9 +11,12 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { GatewayAppEnv, GatewayEnv } from "../env";
-import { mcpResourceMetadata } from "../oauth/resources";
+import { mcpApiResource, mcpResource, resourceMetadataUrl } from "../oauth/resources";
+import { admitCaller } from "../pipeline/admit";
 import { type Actor, authenticate } from "../pipeline/authenticate";
+import { insufficientScope } from "../pipeline/credential-errors";
 import { gatewayCall } from "../pipeline/operation-call";
+import { routeToolNamed } from "./route-tools";
 import { calledTool, mcpServer } from "./server";
 import type { McpCaller } from "./tool-call";
 
@@ -38,17 +41,67 @@ const transportRefusal = (status: number, message: string, headers: Record<strin
   jsonRpcError(status, -32000, message, headers);
 
 /**
- * A refused credential, with the challenge an MCP client follows to get a token for this endpoint:
- * RFC 9728 `resource_metadata` instead of the REST API's realm, the RFC 6750 error kept.
+ * The OAuth resource a request reached (DESIGN.md section 11): `<origin>/mcp`, or `<origin>/api/v1/mcp`
+ * for clients configured with `{base_url}`, each with its own RFC 9728 document. Tokens for either
+ * work on both paths.
  */
-function challenged(error: unknown, origin: string): unknown {
+const resourceOf = (url: URL) => (url.pathname === "/api/v1/mcp" ? mcpApiResource(url.origin) : mcpResource(url.origin));
+
+/**
+ * What a client should ask for when the challenge is its only guide: every read scope. Writes and
+ * sends come by step-up, when a tool call answers 403 `insufficient_scope` naming what it needs.
+ */
+const defaultScope = scopes.filter((scope) => scope.endsWith(":read")).join(" ");
+
+/**
+ * A refused credential, with the challenge an MCP client follows to get a token for this endpoint:
+ * RFC 9728 `resource_metadata` of the resource it reached instead of the REST API's realm, the RFC
+ * 6750 error kept, and on a 401 the `scope` to ask for (MCP authorization specification).
+ */
+function challenged(error: unknown, resource: string): unknown {
   const challenge = error instanceof ApiError ? error.headers["www-authenticate"] : undefined;
   if (!(error instanceof ApiError) || challenge === undefined) return error;
+  const withMetadata = challenge.replace('realm="api"', `resource_metadata="${resourceMetadataUrl(resource)}"`);
   const headers = {
     ...error.headers,
-    "www-authenticate": challenge.replace('realm="api"', `resource_metadata="${mcpResourceMetadata(origin)}"`),
+    "www-authenticate": error.status === 401 ? `${withMetadata}, scope="${defaultScope}"` : withMetadata,
   };
   return new ApiError(error.code, error.message, error.details, headers, error.retryAfterMs);
+}
+
+/**
+ * A call of a route tool whose scope an OAuth token lacks: 403 `insufficient_scope` naming the
+ * scopes to ask for (those the token has and the tool's), so that the client can step up. An API key
+ * cannot be stepped up: it gets the tool's error result as any other refusal.
+ */
+function missingScope(actor: Actor, tool: ReturnType<typeof routeToolNamed>): ApiError | null {
+  const needed = tool?.operation.scope;
+  if (actor.credential.type !== "oauth" || !needed || actor.scopes.includes(needed)) return null;
+  const refusal = insufficientScope(needed);
+  const challenge = refusal.headers["www-authenticate"]?.replace(
+    `scope="${needed}"`,
+    `scope="${[...actor.scopes, needed].join(" ")}"`,
+  );
+  return new ApiError(refusal.code, refusal.message, refusal.details, { "www-authenticate": challenge ?? "" });
+}
+
+/** The `RateLimit-Policy` / `RateLimit` headers of what the request was admitted or refused by, on its HTTP answer. */
+function withLimits(response: Response, limits: Record<string, string>): Response {
+  if (Object.keys(limits).length === 0) return response;
+  const answered = new Response(response.body, response);
+  for (const [name, value] of Object.entries(limits)) answered.headers.set(name, value);
+  return answered;
+}
+
+/**
+ * The SDK compares an `Origin`'s host name only; another port of the same host is another origin
+ * (a page of another local server, say), refused as a foreign host is.
+ */
+function otherPort(request: Request, url: URL): Response | null {
+  const origin = request.headers.get("origin");
+  if (origin === null) return null;
+  const parsed = URL.parse(origin);
+  return parsed && parsed.port === url.port ? null : transportRefusal(403, `Invalid Origin header: ${origin.slice(0, 200)}`);
 }
 
 /** The body as JSON, or undefined when it is not JSON (the SDK answers that with its parse error). */
@@ -88,26 +141,38 @@ export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
   // An HTTP request always names its host; one handed over in process (tests) is read from its URL.
   const host = validateHostHeader(request.headers.get("host") ?? url.host, hostnames);
   if (!host.ok) return transportRefusal(403, host.message);
-  const foreignOrigin = originValidationResponse(request, hostnames);
+  const foreignOrigin = originValidationResponse(request, hostnames) ?? otherPort(request, url);
   if (foreignOrigin) return foreignOrigin;
   // Stateless: no stream to open with GET, no session to end with DELETE.
   if (request.method !== "POST") return transportRefusal(405, "Method not allowed.", { allow: "POST" });
   const body = await readRequestBody(request, maxRequestBytes);
   if (body.tooLarge) return transportRefusal(413, `Payload Too Large: Request body must not exceed ${maxRequestBytes} bytes`);
   const call = gatewayCall(c);
+  const resource = resourceOf(url);
   let actor: Actor;
   try {
     actor = await authenticate(call, { method: "POST", url, headers: request.headers, body: null }, "mcp");
   } catch (error) {
-    return respondWithError(challenged(error, url.origin), c, call.requestId);
+    return respondWithError(challenged(error, resource), c, call.requestId);
   }
   const message = parsed(body.text);
   // One JSON-RPC message per POST since 2025-06-18; the SDK's 2025 transport would still serve an array.
   if (Array.isArray(message)) return jsonRpcError(400, -32600, "Invalid Request: batch arrays are not supported");
-  const caller: McpCaller = { call, actor, origin: url.origin, headers: request.headers };
-  const server = () => mcpServer(caller, calledTool(message));
+  const toolName = calledTool(message);
+  const routeTool = toolName === null ? undefined : routeToolNamed(url.origin, toolName);
+  const caller: McpCaller = { call, actor, origin: url.origin, headers: request.headers, limits: {} };
+  try {
+    const stepUp = missingScope(actor, routeTool);
+    if (stepUp) throw stepUp;
+    // A route's tool call counts in every window as its route does; anything else in the caller's own.
+    if (!routeTool) caller.limits = await admitCaller(call, actor);
+  } catch (error) {
+    return respondWithError(challenged(error, resource), c, call.requestId);
+  }
+  const server = () => mcpServer(caller, toolName);
   const forwarded = new Request(request.url, { method: "POST", headers: request.headers, body: body.text });
-  if (await isLegacyRequest(forwarded, message)) return serveLegacy(server(), forwarded, message);
+  if (await isLegacyRequest(forwarded, message))
+    return withLimits(await serveLegacy(server(), forwarded, message), caller.limits);
   const modern = createMcpHandler(server, { legacy: "reject", maxRequestBodySize: maxRequestBytes });
-  return modern.fetch(forwarded, message === undefined ? {} : { parsedBody: message });
+  return withLimits(await modern.fetch(forwarded, message === undefined ? {} : { parsedBody: message }), caller.limits);
 }

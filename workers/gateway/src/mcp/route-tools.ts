@@ -52,10 +52,12 @@ const ifMatchArgument = {
 
 export const sendModes = ["draft", "send"] as const;
 
-const sendModeArgument = (draftTool: string) => ({
+const sendModeArgument = (draftTool: string, sendsSavedDraft: boolean) => ({
   type: "string",
   enum: sendModes,
-  description: `Omitted: a preview of the message, nothing sent (confirmationRequired). \`send\`: sends it now. \`draft\`: saves it as your draft instead, nothing sent (as ${draftTool}).`,
+  description: sendsSavedDraft
+    ? `Omitted: a preview of the saved draft as it would be sent, nothing sent (confirmationRequired). \`send\`: sends it now. \`draft\`: leaves it saved as it is, nothing sent (answers as ${draftTool}).`
+    : `Omitted: a preview of the message, nothing sent (confirmationRequired). \`send\`: sends it now. \`draft\`: saves it as your draft instead, nothing sent (as ${draftTool}).`,
 });
 
 /** What a sending tool answers when called without `sendMode`: the message it would send, and nothing done. */
@@ -80,6 +82,10 @@ function anyOfResults(results: JsonSchema[]): JsonSchema {
   return { type: "object", anyOf: branches, ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}) };
 }
 
+/** Whether a sending tool sends a draft already saved: its `draft` mode is then the draft's read. */
+const sendsSavedDraft = (draftTool: string) =>
+  catalogue.some((operation) => operation.mcpTool === draftTool && operation.method === "get");
+
 function routeTool(origin: string, operation: Operation & { mcpTool: string }, draftResult: (name: string) => JsonSchema | null) {
   const document = openApiDocumentFor(origin);
   const writes = operation.method !== "get" && !operation.mcpHints.readOnlyHint;
@@ -89,7 +95,7 @@ function routeTool(origin: string, operation: Operation & { mcpTool: string }, d
     properties: {
       ...(writes ? { idempotencyKey: idempotencyKeyArgument } : {}),
       ...(conditional ? { ifMatch: ifMatchArgument } : {}),
-      ...(sendMode ? { sendMode: sendModeArgument(sendMode.draftTool) } : {}),
+      ...(sendMode ? { sendMode: sendModeArgument(sendMode.draftTool, sendsSavedDraft(sendMode.draftTool)) } : {}),
     },
     required: operation.mcpRequiresIdempotencyKey ? ["idempotencyKey"] : [],
   };

@@ -20,7 +20,11 @@ export function calledTool(message: unknown): string | null {
 
 /** One server per request (stateless): the catalogue's tools and the utility tools, bound to this caller. */
 export function mcpServer(caller: McpCaller, only: string | null): McpServer {
-  const server = new McpServer({ name: "crm-api", title: "CRM and inbox API", version: apiVersion }, { instructions });
+  // A stateless endpoint never sends `notifications/tools/list_changed`, so it does not declare it (the SDK would).
+  const server = new McpServer(
+    { name: "crm-api", title: "CRM and inbox API", version: apiVersion },
+    { instructions, capabilities: { tools: { listChanged: false } } },
+  );
   const tools = routeTools(caller.origin);
   // A call of a tool that does not exist gets them all, and the SDK's "not found" protocol error.
   const exists = only !== null && (utilityToolNames.includes(only) || tools.some((tool) => tool.name === only));

@@ -14,6 +14,8 @@ export interface McpCaller {
   origin: string;
   /** The MCP request's headers: the client's address and organization choice apply to its calls too. */
   headers: Headers;
+  /** The `RateLimit-Policy` / `RateLimit` headers of the windows the request met, for its HTTP answer. */
+  limits: Record<string, string>;
 }
 
 /** Headers of the MCP request that each call's request keeps: rate limits by address, organization selection. */
@@ -86,13 +88,27 @@ async function toolResult(response: Response, url: URL): Promise<CallToolResult>
   return { content: [{ type: "resource", resource: { uri: url.href, mimeType: contentType, blob } }] };
 }
 
+const rateLimitHeaders = ["ratelimit-policy", "ratelimit"];
+
+/** Keeps the rate-limit headers of the tool's operation (admitted, or refused with 429) for the MCP request's answer. */
+function noteLimits(caller: McpCaller, headers: Headers | Record<string, string>) {
+  const present = new Headers(headers);
+  for (const name of rateLimitHeaders) {
+    const value = present.get(name);
+    if (value) caller.limits[name] = value;
+  }
+}
+
 /** Runs the tool's operation through the same steps as its REST route, booked under that route. */
 async function runRouteTool(caller: McpCaller, tool: RouteTool, args: ToolArguments): Promise<CallToolResult> {
   const request = operationRequest(caller, tool, args);
   try {
-    return await toolResult(await runAuthenticated(caller.call, tool.operation, request, caller.actor), request.url);
+    const response = await runAuthenticated(caller.call, tool.operation, request, caller.actor);
+    noteLimits(caller, response.headers);
+    return await toolResult(response, request.url);
   } catch (failure) {
     const error = toApiError(failure);
+    noteLimits(caller, error.headers);
     if (error !== failure) {
       logUnexpectedError(failure, {
         requestId: caller.call.requestId,
@@ -106,16 +122,25 @@ async function runRouteTool(caller: McpCaller, tool: RouteTool, args: ToolArgume
 
 /**
  * A sending tool without `sendMode`: what would be sent, and nothing done. Scope is checked so a
- * preview never promises what the credential may not send; no window is charged.
+ * preview never promises what the credential may not send; no window is charged for a message given
+ * in the arguments. A tool that sends a saved draft previews the draft itself, read as its draft
+ * tool reads it (a read, charged as one).
  */
-function preview(caller: McpCaller, tool: RouteTool, args: ToolArguments): CallToolResult {
+async function preview(caller: McpCaller, tool: RouteTool, draftTool: string, args: ToolArguments): Promise<CallToolResult> {
   try {
     authorize(tool.operation, caller.actor, operationRequest(caller, tool, args));
   } catch (failure) {
     return errorResult(errorBody(toApiError(failure), caller.call.requestId));
   }
   const { idempotencyKey: _, ...message } = args;
-  const result = { sent: false, confirmationRequired: true, preview: message };
+  let previewed: unknown = message;
+  const savedDraft = routeToolNamed(caller.origin, draftTool);
+  if (savedDraft?.operation.method === "get") {
+    const read = await runRouteTool(caller, savedDraft, message);
+    if (read.isError) return read;
+    previewed = read.structuredContent;
+  }
+  const result = { sent: false, confirmationRequired: true, preview: previewed };
   return {
     content: [
       { type: "text", text: JSON.stringify(result) },
@@ -156,5 +181,5 @@ export function callRouteTool(caller: McpCaller, tool: RouteTool, args: ToolArgu
   const { sendMode, ...message } = args;
   if (sendMode === "send") return runRouteTool(caller, tool, message);
   if (sendMode === "draft") return draftOf(caller, tool, sending.draftTool, message);
-  return preview(caller, tool, message);
+  return preview(caller, tool, sending.draftTool, message);
 }

@@ -2,8 +2,9 @@ import { fromJsonSchema, type McpServer } from "@modelcontextprotocol/server";
 import type { McpCaller } from "./tool-call";
 
 /**
- * Tools that are not routes (DESIGN.md section 11): free, not rate-limited, not booked, since they
- * read nothing but what authentication already established.
+ * Tools that are not routes (DESIGN.md section 11): free and not booked, since they read nothing but
+ * what authentication already established; like every MCP request, a call counts in the caller's
+ * identity and API key windows (`admitCaller`, at the endpoint).
  */
 
 export const utilityToolNames = ["auth_whoami"];
@@ -43,7 +44,7 @@ export function registerUtilityTools(server: McpServer, caller: McpCaller, wante
     {
       title: "Who am I",
       description:
-        "The organization, region, actor, credential, scopes and workspace limit this connection acts with. Free: no token cost, no rate-limit window.",
+        "The organization, region, actor, credential, scopes and workspace limit this connection acts with. Free: no token cost; counts in your identity and API key rate-limit windows.",
       outputSchema: whoamiResult,
       annotations: { title: "Who am I", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },

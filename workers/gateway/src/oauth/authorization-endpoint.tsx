@@ -17,7 +17,7 @@ import { formParams, type OAuthParams, optional } from "./form";
 import { grantRow } from "./grants";
 import { OAuthError } from "./oauth-error";
 import { ConsentPage } from "./pages";
-import { consoleSignInPath, mcpResource } from "./resources";
+import { consoleSignInPath, mcpResources } from "./resources";
 
 const { oauthAuthorizationCodes, oauthGrants, organizationMembers, organizations, users } = control;
 
@@ -82,7 +82,7 @@ export async function showAuthorization(c: Context<GatewayAppEnv>): Promise<Resp
       redirectHost={new URL(request.redirectUri).host}
       userEmail={user.email}
       scopes={request.scopes}
-      resourceName={request.resource === mcpResource(url.origin) ? "MCP server" : "REST API"}
+      resourceName={mcpResources(url.origin).includes(request.resource) ? "MCP server" : "REST API"}
       organizations={user.organizations}
       selectedOrganizationId={session.organizationId}
       reference={reference}

@@ -1,11 +1,13 @@
-import { admit, anonymousWindow, RATE_LIMITS, scaledBudgets } from "@crm/rate-limiter";
+import { admit, clientWindow, RATE_LIMITS, scaledBudgets } from "@crm/rate-limiter";
 import type { GatewayEnv } from "../env";
 import { OAuthError } from "./oauth-error";
 
 /**
- * The token and registration endpoints take no bearer credential, so nothing but the client's
- * address limits them: 60 requests a minute per IPv4 address or IPv6 /64, on a counter of their
- * own (`oauth:…`), apart from public reads and from failed API authentications.
+ * The token, revocation and registration endpoints take no bearer credential, so nothing but the
+ * client's address limits them: 60 requests a minute per IPv4 address or IPv6 /64, on a counter of
+ * their own (`oauth:anon:…`), apart from public reads and from failed API authentications. The
+ * slot is taken before the client's secret is checked, so parallel guesses cannot pass a full
+ * window (DESIGN.md section 4); like any anonymous traffic, they never spend the platform window.
  */
 export async function admitOAuthClient(
   env: GatewayEnv,
@@ -13,8 +15,8 @@ export async function admitOAuthClient(
   ctx: { waitUntil(promise: Promise<unknown>): void },
 ): Promise<void> {
   const budgets = env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS;
-  const window = anonymousWindow(request.headers.get("cf-connecting-ip") ?? "unknown", budgets);
-  const admittance = await admit(env.RATE_LIMITER, [{ ...window, key: `oauth:${window.key}` }], (delayMs, task) =>
+  const window = clientWindow("oauth:anon", request.headers.get("cf-connecting-ip") ?? "unknown", budgets);
+  const admittance = await admit(env.RATE_LIMITER, [window], (delayMs, task) =>
     ctx.waitUntil(scheduler.wait(delayMs).then(task)),
   );
   if (!admittance.allowed) {

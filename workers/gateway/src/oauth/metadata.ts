@@ -1,5 +1,5 @@
 import { scopes } from "@crm/contracts";
-import { apiResource, mcpResource, oauthPaths } from "./resources";
+import { apiResource, oauthPaths } from "./resources";
 
 /** RFC 8414 authorization server metadata: the one document a client needs to find everything else. */
 export function authorizationServerMetadata(origin: string) {
@@ -23,14 +23,14 @@ export function authorizationServerMetadata(origin: string) {
   };
 }
 
-/** RFC 9728 protected resource metadata of the REST API or the MCP endpoint. */
-export function protectedResourceMetadata(origin: string, resource: "api" | "mcp") {
+/** RFC 9728 protected resource metadata of the REST API or one of the MCP endpoint's two resources. */
+export function protectedResourceMetadata(origin: string, resource: string) {
   return {
-    resource: resource === "api" ? apiResource(origin) : mcpResource(origin),
+    resource,
     authorization_servers: [origin],
     scopes_supported: [...scopes],
     bearer_methods_supported: ["header"],
-    resource_name: resource === "api" ? "CRM and inbox REST API" : "CRM and inbox MCP server",
+    resource_name: resource === apiResource(origin) ? "CRM and inbox REST API" : "CRM and inbox MCP server",
     resource_documentation: `${apiResource(origin)}/docs`,
   };
 }

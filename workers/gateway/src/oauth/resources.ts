@@ -4,9 +4,19 @@
  */
 export const apiResource = (origin: string) => `${origin}/api/v1`;
 export const mcpResource = (origin: string) => `${origin}/mcp`;
-/** RFC 9728: where the MCP endpoint's protected-resource metadata is published. */
-export const mcpResourceMetadata = (origin: string) => `${origin}/.well-known/oauth-protected-resource/mcp`;
-export const resourcesOf = (origin: string) => [apiResource(origin), mcpResource(origin)];
+/**
+ * The MCP endpoint under `{base_url}`, a resource of its own (DESIGN.md section 11): a client
+ * configured with it checks that the metadata names exactly the URL it was given (RFC 9728 section 3.3).
+ */
+export const mcpApiResource = (origin: string) => `${origin}/api/v1/mcp`;
+/** Both MCP resources: a token for either works on both MCP paths, never on REST. */
+export const mcpResources = (origin: string) => [mcpResource(origin), mcpApiResource(origin)];
+/** RFC 9728 section 3.1: where a resource's protected-resource metadata is published, derived from its path. */
+export const resourceMetadataUrl = (resource: string) => {
+  const url = new URL(resource);
+  return `${url.origin}/.well-known/oauth-protected-resource${url.pathname}`;
+};
+export const resourcesOf = (origin: string) => [apiResource(origin), ...mcpResources(origin)];
 
 export const oauthPaths = {
   authorize: "/oauth/authorize",

@@ -11,6 +11,7 @@ import { authorizationServerMetadata, protectedResourceMetadata } from "./metada
 import { noStore, OAuthError, oauthErrorResponse } from "./oauth-error";
 import { AuthorizationErrorPage } from "./pages";
 import { registrationEndpoint } from "./registration-endpoint";
+import { apiResource, mcpApiResource, mcpResource } from "./resources";
 import { revocationEndpoint } from "./revocation-endpoint";
 import { tokenEndpoint } from "./token-endpoint";
 
@@ -90,15 +91,23 @@ export const oauthRoutes = new Hono<GatewayAppEnv>()
   )
   .post("/oauth/revoke", oauthBodyLimit, (c) =>
     asOAuthEndpoint(c, async () => {
+      await admitOAuthClient(c.env, c.req.raw, c.executionCtx);
       await revocationEndpoint(issuerFor(c), c.req.raw);
       return c.body(null, 200, noStore);
     }),
   )
   .get("/.well-known/oauth-authorization-server", (c) => c.json(authorizationServerMetadata(originOf(c))))
-  .get("/.well-known/oauth-protected-resource", (c) => c.json(protectedResourceMetadata(originOf(c), "api")))
-  // RFC 9728 section 3.1: the document of resource `<origin>/api/v1` also lives at the path derived from it.
-  .get("/.well-known/oauth-protected-resource/api/v1", (c) => c.json(protectedResourceMetadata(originOf(c), "api")))
-  .get("/.well-known/oauth-protected-resource/mcp", (c) => c.json(protectedResourceMetadata(originOf(c), "mcp")))
+  .get("/.well-known/oauth-protected-resource", (c) => c.json(protectedResourceMetadata(originOf(c), apiResource(originOf(c)))))
+  // RFC 9728 section 3.1: each resource's document also lives at the path derived from it.
+  .get("/.well-known/oauth-protected-resource/api/v1", (c) =>
+    c.json(protectedResourceMetadata(originOf(c), apiResource(originOf(c)))),
+  )
+  .get("/.well-known/oauth-protected-resource/mcp", (c) =>
+    c.json(protectedResourceMetadata(originOf(c), mcpResource(originOf(c)))),
+  )
+  .get("/.well-known/oauth-protected-resource/api/v1/mcp", (c) =>
+    c.json(protectedResourceMetadata(originOf(c), mcpApiResource(originOf(c)))),
+  )
   .get("/.well-known/jwks.json", async (c) =>
     // Verifiers refetch on an unknown kid; a minute of caching keeps a new key's delay short.
     c.json(await publishedSigningKeys(c.var.controlDb), 200, { "cache-control": "public, max-age=60" }),

@@ -41,7 +41,7 @@ async function verifySignatureAndClaims(
   db: DrizzleD1Database,
   token: string,
   kid: string,
-  expected: { issuer: string; audience: string },
+  expected: { issuer: string; audience: string[] },
   now: number,
 ): Promise<AccessTokenClaims> {
   const keys = await verificationKeys(db, kid, now);
@@ -77,10 +77,10 @@ export async function verifyAccessToken(
   db: DrizzleD1Database,
   token: string,
   kid: string,
-  expected: { issuer: string; audience: string },
+  expected: { issuer: string; audience: string[] },
   now = Date.now(),
 ): Promise<AccessTokenClaims> {
-  const cacheKey = `${expected.issuer} ${expected.audience} ${token}`;
+  const cacheKey = `${expected.issuer} ${expected.audience.join(" ")} ${token}`;
   let claims = verifiedTokens.get(cacheKey);
   if (!claims || claims.exp + clockLeewaySeconds <= now / 1000) {
     verifiedTokens.delete(cacheKey);

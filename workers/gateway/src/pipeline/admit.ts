@@ -1,9 +1,9 @@
 import { ApiError, type Operation } from "@crm/contracts";
 import {
   admit as admitToWindows,
-  anonymousWindow,
+  anonymousWindows,
+  callerWindows,
   inboundWindows,
-  platformWindow,
   RATE_LIMITS,
   type RateWindow,
   type RefusingWindow,
@@ -14,7 +14,6 @@ import {
 } from "@crm/rate-limiter";
 import type { GatewayEnv } from "../env";
 import type { Actor } from "./authenticate";
-import { connectionIdOf } from "./inbound";
 import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
 
 /** The 429 of DESIGN.md section 4: exact message, `retryAfterMs`, `Retry-After` in whole seconds, the window in `details`. */
@@ -65,32 +64,37 @@ function chargedWorkspace(actor: Actor, request: OperationRequest): string | nul
 }
 
 /** Budgets of DESIGN.md section 4, unless `RATE_LIMIT_FACTOR` (benchmarks only) multiplies them. */
-const budgetsOf = (env: GatewayEnv) => (env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS);
+export const budgetsOf = (env: GatewayEnv) =>
+  env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS;
 
 /**
  * The windows a request counts in. An authenticated caller: organization, workspace, identity, API
- * key, route and platform. A public (`none`) operation: the client's address and the platform. A
- * signed (`signature`) one: its connection and the sending address (with an organization's budget each,
- * since a provider sends everything from few addresses) and the platform; who owns the connection
- * is known only once its region has verified the signature.
+ * key, route and platform. Anonymous traffic never spends a tenant's budget or the platform window
+ * (DESIGN.md section 4): a public (`none`) operation counts in the client address's window and the
+ * one of all anonymous traffic; a signed (`signature`) one, still anonymous until its region has
+ * verified the signature, in the sending address's and the same; its connection's window only once
+ * verified (`forwardSignedDelivery`).
  */
 function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequest, actor: Actor | null): RateWindow[] {
   const budgets = budgetsOf(env);
   if (actor) {
-    const { organizationId, credential } = actor;
     const limited = {
-      organizationId,
+      ...caller(actor),
       workspaceId: chargedWorkspace(actor, request),
-      actorId: actor.actor.id,
-      apiKeyId: credential.type === "api_key" ? credential.id : null,
       routeKey: `${operation.method.toUpperCase()} ${operation.path}`,
     };
     return windowsFor(limited, budgets);
   }
-  if (operation.auth === "none") return [anonymousWindow(clientIp(request), budgets), platformWindow(budgets)];
-  if (operation.auth === "signature") return inboundWindows(connectionIdOf(request), clientIp(request), budgets);
-  return [platformWindow(budgets)];
+  if (operation.auth === "signature") return inboundWindows(clientIp(request), budgets);
+  return anonymousWindows(clientIp(request), budgets);
 }
+
+/** Who an actor is to the rate limiter: its organization, identity and API key. */
+const caller = ({ organizationId, actor, credential }: Actor) => ({
+  organizationId,
+  actorId: actor.id,
+  apiKeyId: credential.type === "api_key" ? credential.id : null,
+});
 
 /** Runs a task after a delay, kept alive past the response: how leases an idle isolate holds go back when they end. */
 export const deferral =
@@ -121,6 +125,21 @@ export async function admit(
   if (limiterSwitchedOff(call.env, request)) return {};
   const windows = windowsOf(call.env, operation, request, actor);
   const admittance = await admitToWindows(call.env.RATE_LIMITER, windows, deferral(call));
+  if (!admittance.allowed) throw rateLimited(admittance.refusing);
+  return { ...rateLimitHeaders(admittance.tightest) };
+}
+
+/**
+ * Admits an MCP request that runs no route (`initialize`, `tools/list`, `ping`, a utility tool):
+ * one slot of the caller's identity and API key windows, no token cost (DESIGN.md section 4).
+ * Refused: 429 and nothing consumed; admitted: the tightest window's `RateLimit` headers.
+ */
+export async function admitCaller(call: GatewayCall, actor: Actor): Promise<Record<string, string>> {
+  const admittance = await admitToWindows(
+    call.env.RATE_LIMITER,
+    callerWindows(caller(actor), budgetsOf(call.env)),
+    deferral(call),
+  );
   if (!admittance.allowed) throw rateLimited(admittance.refusing);
   return { ...rateLimitHeaders(admittance.tightest) };
 }

@@ -1,10 +1,10 @@
 import { type ActorContext, ApiError } from "@crm/contracts";
-import { ipWindow } from "@crm/rate-limiter";
+import { admit, anonymousTrafficWindow, ipWindow } from "@crm/rate-limiter";
 import type { GatewayEnv } from "../env";
-import { apiResource, mcpResource } from "../oauth/resources";
+import { apiResource, mcpResources } from "../oauth/resources";
 import { accessTokenActor, isJwt, verifyAccessToken } from "./access-token-credential";
 import { kidOf, needsKeyLoad } from "./access-token-keys";
-import { rateLimited } from "./admit";
+import { budgetsOf, deferral, rateLimited } from "./admit";
 import { authenticateApiKey, isApiKey, needsLookup } from "./api-key-credential";
 import { organizationHeader } from "./authorize";
 import { invalidToken, unauthorized } from "./credential-errors";
@@ -35,9 +35,10 @@ export function bearerToken(header: string | null): string {
  * The client's window of failed authentications (60 a minute; an IPv4 address or an IPv6 /64):
  * missing, malformed, unknown, expired or revoked credentials count, and so do refused SSO pushes
  * (`internal-routes.ts`). Once it is full, the client's requests are refused with 429 before any
- * database lookup. Valid credentials never count.
+ * database lookup. Valid credentials never count. A failure is anonymous traffic, so it also counts
+ * in the window of all anonymous traffic, never in the platform's (DESIGN.md section 4).
  */
-export function failedAuthentications(env: GatewayEnv, ip: string) {
+export function failedAuthentications(env: GatewayEnv, ip: string, defer?: ReturnType<typeof deferral>) {
   const window = ipWindow(ip);
   // Asked only when needed: a cached credential that passes never reaches the window's object.
   const counter = () => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(window.key));
@@ -48,7 +49,11 @@ export function failedAuthentications(env: GatewayEnv, ip: string) {
     /** Refuses (429) if the client has no failures left, consuming nothing. */
     guard: async () => refuseWhen(await counter().peek(window.limit, window.windowMs)),
     /** Counts one failed authentication; 429 if it does not fit. */
-    count: async () => refuseWhen(await counter().take(window.limit, window.windowMs)),
+    async count() {
+      refuseWhen(await counter().take(window.limit, window.windowMs));
+      const anonymous = await admit(env.RATE_LIMITER, [anonymousTrafficWindow(budgetsOf(env))], defer);
+      if (!anonymous.allowed) throw rateLimited(anonymous.refusing);
+    },
     /** Runs `check`, counting it as a failed authentication if it refuses the credential (401). */
     async counting<T>(check: () => Promise<T>): Promise<T> {
       try {
@@ -87,7 +92,7 @@ export async function authenticate(
   surface: Surface = "api",
   now = Date.now(),
 ): Promise<Actor> {
-  const failures = failedAuthentications(call.env, clientIp(request));
+  const failures = failedAuthentications(call.env, clientIp(request), deferral(call));
   return failures.counting(async () => {
     const authorization = request.headers.get("authorization");
     const session = authorization === null && surface === "api" ? sessionTokenIn(request) : null;
@@ -105,10 +110,11 @@ export async function authenticate(
     const kid = isJwt(token) ? kidOf(token) : null;
     if (kid === null) throw invalidToken("malformed or unknown");
     if (needsKeyLoad(kid, now) || revokedGrantsDue(now)) await failures.guard();
-    // Each surface accepts tokens for its own resource only (RFC 8707 `resource`): REST
-    // `<origin>/api/v1`, MCP `<origin>/mcp`. A token obtained for one is not spent at the other, as
-    // the MCP authorization spec requires of servers (no token passthrough).
-    const audience = surface === "api" ? apiResource(request.url.origin) : mcpResource(request.url.origin);
+    // Each surface accepts tokens for its own resources only (RFC 8707 `resource`): REST
+    // `<origin>/api/v1`, MCP `<origin>/mcp` or `<origin>/api/v1/mcp` (the same endpoint under two
+    // URLs). A token obtained for one surface is not spent at the other, as the MCP authorization
+    // spec requires of servers (no token passthrough).
+    const audience = surface === "api" ? [apiResource(request.url.origin)] : mcpResources(request.url.origin);
     const expected = { issuer: request.url.origin, audience };
     const claims = await verifyAccessToken(call.controlDb, token, kid, expected, now);
     return await accessTokenActor(call.controlDb, claims, request, now);

@@ -1,7 +1,9 @@
 import { ApiError, type Operation } from "@crm/contracts";
 import { control } from "@crm/db";
+import { connectionWindow } from "@crm/rate-limiter";
 import { eq } from "drizzle-orm";
 import { noteActor } from "../request-log";
+import { budgetsOf, rateLimited } from "./admit";
 import type { Actor } from "./authenticate";
 import { forwardToRegion } from "./forward";
 import type { GatewayCall, OperationRequest } from "./operation-call";
@@ -16,6 +18,12 @@ export const connectionIdOf = (request: OperationRequest): string => request.url
  * its path, found in the control plane's map (written when the region created the connection). The
  * region verifies the signature: only it holds the connection's secret. An unknown connection is
  * 404 here, before any region is asked.
+ *
+ * The connection's window (600 a minute) counts only deliveries whose signature verified, so junk
+ * posted to its URL never refuses the provider's real events: a full window refuses before the
+ * region is asked, and a delivery the region did not refuse as unsigned or unknown (401, 404) takes
+ * its slot after. Parallel deliveries can therefore pass a nearly full window by the few in flight,
+ * which costs a region nothing it could not bear; the anonymous windows have bounded them already.
  */
 export async function forwardSignedDelivery(
   call: GatewayCall,
@@ -38,6 +46,10 @@ export async function forwardSignedDelivery(
     .where(eq(connectionRoutes.connectionId, connectionId))
     .limit(1);
   if (!route) throw new ApiError("not_found", "Connection not found");
+  const window = connectionWindow(connectionId, budgetsOf(call.env));
+  const counter = call.env.RATE_LIMITER.get(call.env.RATE_LIMITER.idFromName(window.key));
+  const room = await counter.peek(window.limit, window.windowMs);
+  if (!room.allowed) throw rateLimited({ ...window, retryAfterMs: room.retryAfterMs });
   const actor: Actor = {
     organizationId: route.organizationId,
     region: route.region,
@@ -49,7 +61,9 @@ export async function forwardSignedDelivery(
     organizationRole: null,
   };
   noteActor(call.requestFacts, actor);
-  return forwardToRegion(call, operation, actor, request);
+  const response = await forwardToRegion(call, operation, actor, request);
+  if (response.status !== 401 && response.status !== 404) await counter.take(window.limit, window.windowMs);
+  return response;
 }
 
 /**

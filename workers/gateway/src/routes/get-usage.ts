@@ -8,8 +8,17 @@ const dayMs = 86_400_000;
 const maxDays = 366;
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** `GET /usage`: the organization's token-usage ledger for a range of UTC days. */
+/**
+ * `GET /usage`: the organization's token-usage ledger for a range of UTC days. The ledger is kept per
+ * organization and route, not per workspace, so a credential limited to some workspaces would read
+ * the usage of the others: it is refused (403 `workspace_forbidden`), an unlimited one is needed.
+ */
 export const getUsage: RouteHandler<(typeof operations.getUsage)["route"], GatewayAppEnv> = async (c) => {
+  if (c.var.actor.workspaceIds !== null)
+    throw new ApiError(
+      "workspace_forbidden",
+      "A credential limited to some workspaces cannot read the organization's usage; use one without a workspace limit",
+    );
   const query = c.req.valid("query");
   const to = query.to ?? isoDay(Date.now());
   const from = query.from ?? isoDay(Date.parse(to) - 29 * dayMs);
