@@ -2,7 +2,7 @@ import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { loadInWorkspace, reachWorkspace } from "../../access";
+import { loadInWorkspaceWith, reachWorkspace } from "../../access";
 import { runBatch } from "../../batch";
 import type { Database, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
@@ -10,17 +10,25 @@ import { creationOrder, paginate } from "../../pagination";
 import { sanitizedContent } from "../content/description";
 import { changedKeys, eventStatement } from "../events";
 import { objectTypeOfRecord } from "../records/object-type-of";
-import { loadRecord } from "../records/service";
-import { checkAssignees, linkedConversation } from "./links";
+import { checkAssignees, linkedConversation, taskSeenBy, tasksSeenBy } from "./links";
 import { type TaskResponse, type TaskRow, taskResponse } from "./response";
 
-const { tasks, workspaces } = regional;
+const { records, tasks, workspaces } = regional;
 
 /** What the source of a source-managed task owns (reference rule 7). */
 const sourceOwned = ["title", "descriptionHtml", "descriptionPlain", "dueAt", "status"] as const;
 
-const loadTask = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
-  loadInWorkspace(db, actor, tasks, id, { what: "Task", role });
+/** A live task the actor may reach, with the actor's access to its workspace (which decides the links they see). */
+async function loadTask({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) {
+  const [task, , access] = await loadInWorkspaceWith(db, actor, tasks, id, { what: "Task", role }, async () => {});
+  return { task, access };
+}
+
+/** The record tasks hang on, with the actor's access to its workspace. */
+async function loadRecordOfTasks({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) {
+  const [record, , access] = await loadInWorkspaceWith(db, actor, records, id, { what: "Record", role }, async () => {});
+  return { record, access };
+}
 
 function refuseSourceManaged(task: TaskRow, message: string): void {
   if (task.sourceType) {
@@ -34,10 +42,12 @@ export async function createTaskOn(
   input: BodyOf<typeof operations.createTask>,
 ): Promise<TaskResponse> {
   const { db, actor } = context;
-  const record = await loadRecord(context, recordId, "member");
+  const { record, access } = await loadRecordOfTasks(context, recordId, "member");
   const assigneeUserIds = [...new Set(input.assigneeUserIds ?? [])];
   await checkAssignees(db, record.workspaceId, assigneeUserIds);
-  const linked = input.conversationId ? [await linkedConversation(db, record.workspaceId, input.conversationId)] : [];
+  const linked = input.conversationId
+    ? [await linkedConversation(db, record.workspaceId, access, input.conversationId)]
+    : [];
   const { html, plain } = sanitizedContent("descriptionHtml", input.descriptionHtml, input.descriptionPlain);
   const now = Date.now();
   const row: TaskRow = {
@@ -71,7 +81,10 @@ export async function createTaskOn(
   return task;
 }
 
-export const readTask = async (context: ServiceContext, taskId: string) => taskResponse(await loadTask(context, taskId));
+export async function readTask(context: ServiceContext, taskId: string): Promise<TaskResponse> {
+  const { task, access } = await loadTask(context, taskId);
+  return taskSeenBy(context.db, access, task);
+}
 
 /** Changes a task; a source-managed one only in its assignees. `task.updated` lists the keys whose value changed. */
 export async function updateTaskOf(
@@ -80,7 +93,7 @@ export async function updateTaskOf(
   changes: BodyOf<typeof operations.updateTask>,
 ): Promise<TaskResponse> {
   const { db, actor } = context;
-  const task = await loadTask(context, taskId, "member");
+  const { task, access } = await loadTask(context, taskId, "member");
   if (sourceOwned.some((key) => changes[key] !== undefined)) {
     refuseSourceManaged(task, "This task is managed by its source: only its assignees can change");
   }
@@ -117,13 +130,13 @@ export async function updateTaskOf(
       now,
     ),
   ]);
-  return response;
+  return taskSeenBy(db, access, updated);
 }
 
 /** Soft delete: the task leaves every list and read for good (no restore route exists). */
 export async function deleteTaskOf(context: ServiceContext, taskId: string): Promise<void> {
   const { db, actor } = context;
-  const task = await loadTask(context, taskId, "member");
+  const { task } = await loadTask(context, taskId, "member");
   refuseSourceManaged(task, "This task is managed by its source and cannot be deleted");
   const now = Date.now();
   await runBatch(db, [
@@ -149,7 +162,7 @@ export async function listTasksOfRecord(
   { limit, cursor, status }: QueryOf<typeof operations.listRecordTasks>,
 ) {
   const { db, cursorSecret } = context;
-  await loadRecord(context, recordId);
+  const { access } = await loadRecordOfTasks(context, recordId);
   const page = await paginate<TaskRow>(
     {
       scope: `tasks:${recordId}:${status ?? ""}`,
@@ -166,14 +179,14 @@ export async function listTasksOfRecord(
     },
     cursorSecret,
   );
-  return { data: page.data.map(taskResponse), pagination: page.pagination };
+  return { data: await tasksSeenBy(db, access, page.data), pagination: page.pagination };
 }
 
 /** The live tasks of a workspace, by assignee, status and due date. */
 export async function listTasksOfWorkspace(context: ServiceContext, query: QueryOf<typeof operations.listTasks>) {
   const { db, actor, cursorSecret } = context;
   const { workspaceId, assigneeUserId, status, dueBeforeMs, limit, cursor } = query;
-  await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
+  const access = await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
   const page = await paginate<TaskRow>(
     {
       scope: `tasks:${workspaceId}:${assigneeUserId ?? ""}:${status ?? ""}:${dueBeforeMs ?? ""}`,
@@ -202,7 +215,7 @@ export async function listTasksOfWorkspace(context: ServiceContext, query: Query
     },
     cursorSecret,
   );
-  return { data: page.data.map(taskResponse), pagination: page.pagination };
+  return { data: await tasksSeenBy(db, access, page.data), pagination: page.pagination };
 }
 
 export interface SourceManagedTask {
