@@ -143,6 +143,21 @@ describe("authorization code flow with PKCE", () => {
     });
     expect(await exchangeWith("right", "http://127.0.0.1:33418/other")).toEqual({ error: "invalid_grant", status: 400 });
   });
+
+  it("uses the code up on a wrong verifier or redirect_uri: the right one afterwards gets nothing (RFC 9700)", async () => {
+    const user = await signedInUser();
+    const registered = await registerPublicClient();
+    const wrongGuesses = [{ verifier: oauth.generateRandomCodeVerifier() }, { redirectUri: "http://127.0.0.1:33418/other" }];
+    for (const wrong of wrongGuesses) {
+      const request = await authorizationUrl(registered.client, registered.redirectUri);
+      const callback = await authorizeInBrowser(request.url, user.cookie);
+      expect(await tokenError(exchangeCode(registered, request, callback, wrong))).toEqual({
+        error: "invalid_grant",
+        status: 400,
+      });
+      expect(await tokenError(exchangeCode(registered, request, callback))).toEqual({ error: "invalid_grant", status: 400 });
+    }
+  });
 });
 
 describe("refresh tokens", () => {

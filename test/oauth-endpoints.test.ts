@@ -4,6 +4,7 @@ import { eq } from "drizzle-orm";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import * as oauth from "oauth4webapi";
 import { describe, expect, it } from "vitest";
+import { secretHash } from "../workers/gateway/src/identity/identity-secret";
 import { createOrganization } from "./fixtures";
 import {
   apiResource,
@@ -56,6 +57,9 @@ describe("client credentials", () => {
 
     expect((await grant({ scope: "tasks:read" })).scope).toBe("tasks:read");
     expect(await tokenError(grant({ scope: "crm:records:write" }))).toEqual({ error: "invalid_scope", status: 400 });
+    // An empty scope is a request for nothing, answered as the authorization endpoint answers it.
+    for (const scope of ["", " "])
+      expect(await tokenError(grant({ scope })), JSON.stringify(scope)).toEqual({ error: "invalid_scope", status: 400 });
     expect(await tokenError(grant({ resource: "https://elsewhere.example/api" }))).toEqual({
       error: "invalid_target",
       status: 400,
@@ -196,12 +200,45 @@ describe("dynamic client registration (RFC 7591)", () => {
     }
   });
 
-  it("refuses confidential registrations and malformed metadata", async () => {
-    const confidential = await register({
+  it("registers a confidential client for client_secret_basic or client_secret_post, its secret shown once", async () => {
+    for (const method of ["client_secret_basic", "client_secret_post"]) {
+      const response = await register({ redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: method });
+      expect(response.status).toBe(201);
+      const client = await response.json<Record<string, unknown>>();
+      expect(client).toMatchObject({
+        client_id: expect.stringMatching(/^cli_/),
+        client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        client_secret_expires_at: 0,
+        token_endpoint_auth_method: method,
+        grant_types: ["authorization_code", "refresh_token"],
+      });
+      const [stored] = await db()
+        .select()
+        .from(control.oauthClients)
+        .where(eq(control.oauthClients.id, client.client_id as string));
+      expect(stored).toMatchObject({ type: "confidential", registeredVia: "dynamic" });
+      expect(stored?.secretHash).toBe(await secretHash(client.client_secret as string));
+    }
+    const credentials = await register({
       redirect_uris: ["https://app.example/cb"],
       token_endpoint_auth_method: "client_secret_basic",
+      grant_types: ["client_credentials"],
     });
-    expect(await confidential.json()).toMatchObject({ error: "invalid_client_metadata" });
+    expect(await credentials.json()).toEqual({
+      error: "invalid_client_metadata",
+      error_description: expect.stringContaining("client_credentials needs an app installed in an organization"),
+    });
+  });
+
+  it("refuses malformed metadata with the reason", async () => {
+    const unknownMethod = await register({
+      redirect_uris: ["https://app.example/cb"],
+      token_endpoint_auth_method: "private_key_jwt",
+    });
+    expect(await unknownMethod.json()).toMatchObject({
+      error: "invalid_client_metadata",
+      error_description: expect.stringContaining("token_endpoint_auth_method"),
+    });
     expect(await (await register({ redirect_uris: [] })).json()).toMatchObject({ error: "invalid_redirect_uri" });
     expect(await (await register("not an object")).json()).toMatchObject({ error: "invalid_client_metadata" });
     const notJson = await gatewayFetch()(`${origin}/oauth/register`, {

@@ -27,12 +27,7 @@ export async function checkAssignees(db: Database, workspaceId: string, userIds:
  * does not exist, so it is the same 404 as an unknown id or another workspace's: linking can tell
  * nobody which conversations exist.
  */
-export async function linkedConversation(
-  db: Database,
-  workspaceId: string,
-  access: WorkspaceAccess,
-  conversationId: string,
-) {
+export async function linkedConversation(db: Database, workspaceId: string, access: WorkspaceAccess, conversationId: string) {
   const [conversation] = await db
     .select()
     .from(conversations)
@@ -59,9 +54,7 @@ export async function tasksSeenBy(db: Database, access: WorkspaceAccess, rows: T
   const responses = rows.map(taskResponse);
   if (access.inboxAccess === "all") return responses;
   const linkedIds = [
-    ...new Set(
-      rows.flatMap((row) => row.linkedResources.filter(isConversationLink).map((link) => link.resourceId)),
-    ),
+    ...new Set(rows.flatMap((row) => row.linkedResources.filter(isConversationLink).map((link) => link.resourceId))),
   ];
   if (linkedIds.length === 0) return responses;
   // One bound parameter for the whole page, however many tasks it holds (D1 binds at most 100).

@@ -45,9 +45,7 @@ export async function createTaskOn(
   const { record, access } = await loadRecordOfTasks(context, recordId, "member");
   const assigneeUserIds = [...new Set(input.assigneeUserIds ?? [])];
   await checkAssignees(db, record.workspaceId, assigneeUserIds);
-  const linked = input.conversationId
-    ? [await linkedConversation(db, record.workspaceId, access, input.conversationId)]
-    : [];
+  const linked = input.conversationId ? [await linkedConversation(db, record.workspaceId, access, input.conversationId)] : [];
   const { html, plain } = sanitizedContent("descriptionHtml", input.descriptionHtml, input.descriptionPlain);
   const now = Date.now();
   const row: TaskRow = {
