@@ -3,7 +3,7 @@ import { control } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import * as oauth from "oauth4webapi";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { secretHash } from "../workers/gateway/src/identity/identity-secret";
 import { createOrganization } from "./fixtures";
 import {
@@ -340,9 +340,17 @@ describe("discovery documents", () => {
     const user = await signedInUser();
     const registered = await registerPublicClient();
     const { tokens: before } = await codeFlow(registered, user.cookie);
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
     const rotation = await gatewayFetch()(`${origin}/__dev/oauth/rotate-signing-key`, { method: "POST" });
     const { kid: newKid } = await rotation.json<{ kid: string }>();
+    // Published at once, it signs only after the JWKS's cache lifetime (60 s) has passed.
+    const published = await (await gatewayFetch()(`${origin}/.well-known/jwks.json`)).json<{ keys: { kid: string }[] }>();
+    expect(published.keys.map((key) => key.kid)).toContain(newKid);
+    const { tokens: meanwhile } = await codeFlow(registered, user.cookie);
+    expect(decodeProtectedHeader(meanwhile.access_token).kid).not.toBe(newKid);
+    vi.setSystemTime(Date.now() + 61_000);
     const { tokens: after } = await codeFlow(registered, user.cookie);
+    vi.useRealTimers();
     expect(decodeProtectedHeader(after.access_token).kid).toBe(newKid);
     expect(decodeProtectedHeader(before.access_token).kid).not.toBe(newKid);
     const document = await (await gatewayFetch()(`${origin}/.well-known/jwks.json`)).json<{ keys: Record<string, unknown>[] }>();
