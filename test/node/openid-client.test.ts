@@ -31,7 +31,7 @@ beforeAll(async () => {
   buildWorkers();
   stack = await startStack();
   origin = new URL(stack.url).origin;
-  demo = stack.demo as Demo;
+  demo = stack.demo as unknown as Demo;
   const response = await fetch(`${origin}/.well-known/jwks.json`);
   firstJwks = (await response.json()) as JSONWebKeySet;
 });
