@@ -1,4 +1,4 @@
-import { ApiError } from "@crm/contracts";
+import { ApiError, logUnexpectedError } from "@crm/contracts";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { clearSessionCookie, revokeSession, selectSessionOrganization } from "../identity/sessions";
@@ -85,7 +85,11 @@ export function consoleApp() {
         status,
       );
     }
-    console.error(JSON.stringify({ console: String(error), requestId: c.var.requestId }));
+    logUnexpectedError(error, {
+      requestId: c.var.requestId,
+      route: `${c.req.method} ${c.req.routePath}`,
+      code: "internal_error",
+    });
     return c.html(
       <ErrorPage
         title="Something went wrong"

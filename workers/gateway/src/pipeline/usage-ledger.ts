@@ -1,4 +1,4 @@
-import { apiKeyActivityLimit } from "@crm/contracts";
+import { apiKeyActivityLimit, logUnexpectedError } from "@crm/contracts";
 import { control, insertRowsAsJson, newId } from "@crm/db";
 import { and, desc, eq, notInArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -45,7 +45,7 @@ async function flush(db: DrizzleD1Database): Promise<void> {
     await writeUses(db, uses);
   } catch (error) {
     pending.unshift(...uses.slice(0, maxUsesPerFlush));
-    console.error(JSON.stringify({ usageFlush: String(error), uses: uses.length }));
+    logUnexpectedError(error, { operation: "usage flush", count: uses.length });
   }
 }
 

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { logUnexpectedError } from "@crm/contracts";
 import { insertRowsAsJson, newId, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -309,7 +310,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       // The delivery goes again a little later; a probe that did not conclude lets the next one go.
       this.#resendLater(row);
       if (probe && this.#breaker.probing) this.#setBreaker({ ...this.#breaker, probing: false });
-      console.error(JSON.stringify({ message: "webhook delivery failed to conclude", error: String(error) }));
+      logUnexpectedError(error, { operation: "webhook delivery conclude" });
     } finally {
       release();
       this.#settle(row);
@@ -363,7 +364,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       );
     } catch (error) {
       this.#resendLater(row);
-      console.error(JSON.stringify({ message: "webhook delivery failed to conclude", error: String(error) }));
+      logUnexpectedError(error, { operation: "webhook delivery conclude" });
     } finally {
       this.#settle(row);
     }
