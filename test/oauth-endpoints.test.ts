@@ -231,6 +231,13 @@ describe("dynamic client registration (RFC 7591)", () => {
   });
 
   it("refuses malformed metadata with the reason", async () => {
+    for (const clientName of ["Acme\u202eredaeR", "Acme\u2066x", "Acme\u200bReader", "Acme\u0085"]) {
+      const named = await register({ redirect_uris: ["https://app.example/cb"], client_name: clientName });
+      expect(await named.json(), JSON.stringify(clientName)).toMatchObject({
+        error: "invalid_client_metadata",
+        error_description: expect.stringContaining("client_name"),
+      });
+    }
     const unknownMethod = await register({
       redirect_uris: ["https://app.example/cb"],
       token_endpoint_auth_method: "private_key_jwt",
