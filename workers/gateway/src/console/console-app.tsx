@@ -22,6 +22,8 @@ const securityHeaders = {
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "referrer-policy": "same-origin",
   "x-content-type-options": "nosniff",
+  // frame-ancestors' predecessor, for browsers that do not read the policy.
+  "x-frame-options": "DENY",
 };
 
 export function consoleApp() {
