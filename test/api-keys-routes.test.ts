@@ -167,6 +167,10 @@ describe("/api-keys with a console session", () => {
       { name: "x", scopes: [] },
       { name: "x", scopes: ["tasks:read"], expiresInDays: 14 },
       { name: "x", scopes: ["tasks:read"], revokedAt: 1 },
+      // Names read as they are: no bidirectional override, no zero-width space, no C1 control.
+      { name: "CI\u202eyek", scopes: ["tasks:read"] },
+      { name: "CI\u200b", scopes: ["tasks:read"] },
+      { name: "CI\u0085", scopes: ["tasks:read"] },
     ]) {
       expect((await call("/api-keys", { method: "POST", headers: asConsole(s), json })).status, JSON.stringify(json)).toBe(400);
     }

@@ -19,6 +19,8 @@ describe("console pages", () => {
     ];
     for (const page of pages) {
       expect(page.headers.get("content-security-policy"), page.url).toContain("frame-ancestors 'none'");
+      // For browsers that predate frame-ancestors.
+      expect(page.headers.get("x-frame-options"), page.url).toBe("DENY");
       expect(page.headers.get("cache-control"), page.url).toBe("no-store");
       expect(page.headers.get("x-content-type-options"), page.url).toBe("nosniff");
     }

@@ -33,6 +33,23 @@ afterEach(() => {
 });
 
 describe("unexpected errors are logged without the values they quote", () => {
+  it("go through the one redacting logger: no other console.error in the Workers and packages", () => {
+    const sources = import.meta.glob(["../workers/*/src/**/*.{ts,tsx}", "../packages/*/src/**/*.ts", "!**/*.test.ts"], {
+      query: "?raw",
+      import: "default",
+      eager: true,
+    }) as Record<string, string>;
+    expect(Object.keys(sources).length).toBeGreaterThan(100);
+    const sites = Object.entries(sources).flatMap(([path, text]) =>
+      path.endsWith("/contracts/src/error-log.ts")
+        ? []
+        : text
+            .split("\n")
+            .flatMap((line, index) => (/console\.error\(|console\.\w+\(.*String\(/.test(line) ? [`${path}:${index + 1}`] : [])),
+    );
+    expect(sites).toEqual([]);
+  });
+
   it("a failed drizzle query on D1 with a webhook secret as parameter: requestId and route logged, the secret not", async () => {
     const db = drizzle(env.US_DB_1);
     const id = newId("whk");

@@ -53,6 +53,12 @@ describe("unsubscribe: GET and POST /email/unsubscribe", () => {
     expect(first.status).toBe(200);
     expect(first.headers.get("location")).toBeNull();
     expect(await first.text()).toContain("ada@customer.example");
+    // Neither page can be framed (a clickjacked Unsubscribe), nor leak its token as a Referer.
+    for (const shown of [page, first]) {
+      expect(shown.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(shown.headers.get("x-frame-options")).toBe("DENY");
+      expect(shown.headers.get("referrer-policy")).toBe("no-referrer");
+    }
     expect(await isUnsubscribed(workspace, "ada@customer.example")).toBe(1);
 
     // Again, as the page's form would send it (multipart): the same answer, nothing new.

@@ -140,7 +140,8 @@ describe("strings in names, titles, labels and slugs", () => {
     expect(read.note.title).toBe(title);
   });
 
-  const controls = ["\u0000", "\t", "\n", "\r", "\u001b", "\u007f"];
+  // C0 and C1 controls, DEL, and format characters: bidirectional override and isolate, zero-width space, BOM, soft hyphen.
+  const controls = ["\u0000", "\t", "\n", "\r", "\u001b", "\u007f", "\u0085", "\u202e", "\u2066", "\u200b", "\ufeff", "\u00ad"];
   const labelled: { name: string; request: () => { path: string; method: string; json: Record<string, unknown> }; at: string }[] =
     [
       {
@@ -187,6 +188,16 @@ describe("strings in names, titles, labels and slugs", () => {
       const { error } = (await response.json()) as ErrorBody;
       expect(error.details?.map((detail) => detail.path)).toContain(`body.${at}`);
     }
+  });
+
+  it("keeps the joiners that Persian words and emoji sequences are spelled with in names", async () => {
+    const title = "می\u200cخواهم 👩\u200d💻";
+    const { note } = await expectStatus<{ note: { title: string } }>(201, `/records/${recordId}/notes`, {
+      method: "POST",
+      key,
+      json: { title },
+    });
+    expect(note.title).toBe(title);
   });
 
   it("keeps tabs and line breaks in note and task bodies", async () => {

@@ -143,6 +143,21 @@ describe("authorization code flow with PKCE", () => {
     });
     expect(await exchangeWith("right", "http://127.0.0.1:33418/other")).toEqual({ error: "invalid_grant", status: 400 });
   });
+
+  it("uses the code up on a wrong verifier or redirect_uri: the right one afterwards gets nothing (RFC 9700)", async () => {
+    const user = await signedInUser();
+    const registered = await registerPublicClient();
+    const wrongGuesses = [{ verifier: oauth.generateRandomCodeVerifier() }, { redirectUri: "http://127.0.0.1:33418/other" }];
+    for (const wrong of wrongGuesses) {
+      const request = await authorizationUrl(registered.client, registered.redirectUri);
+      const callback = await authorizeInBrowser(request.url, user.cookie);
+      expect(await tokenError(exchangeCode(registered, request, callback, wrong))).toEqual({
+        error: "invalid_grant",
+        status: 400,
+      });
+      expect(await tokenError(exchangeCode(registered, request, callback))).toEqual({ error: "invalid_grant", status: 400 });
+    }
+  });
 });
 
 describe("refresh tokens", () => {
@@ -214,9 +229,9 @@ describe("refresh tokens", () => {
 });
 
 describe("the authorization endpoint", () => {
-  it("redirects invalid_scope to the registered URI with the state", async () => {
+  it("redirects invalid_scope to an operator-registered client's URI with the state", async () => {
     const user = await signedInUser();
-    const registered = await registerPublicClient();
+    const registered = await createConfidentialApp();
     const as = await authorizationServer();
     for (const scope of ["", "crm:records:read admin:everything"]) {
       const request = await authorizationUrl(registered.client, registered.redirectUri, { scope });
@@ -236,9 +251,9 @@ describe("the authorization endpoint", () => {
     }
   });
 
-  it("requires PKCE with S256: missing or plain is an error at the client's redirect URI", async () => {
+  it("requires PKCE with S256: missing or plain is an error at an operator-registered client's redirect URI", async () => {
     const user = await signedInUser();
-    const registered = await registerPublicClient();
+    const registered = await createConfidentialApp();
     const cases: Record<string, string | null>[] = [
       { code_challenge: null, code_challenge_method: null },
       { code_challenge_method: null },
@@ -279,6 +294,45 @@ describe("the authorization endpoint", () => {
         expect(await response.text()).toMatch(/Nothing was authorized/);
       }
     }
+  });
+
+  it("never sends anyone to a self-registered client's URI before its consent page (RFC 9700 section 4.11)", async () => {
+    // Anyone may register any https URI: an error redirect there would make our origin an open redirector.
+    const user = await signedInUser();
+    const registered = await registerPublicClient("https://attacker.example/landing");
+    const broken: Record<string, string | null>[] = [
+      { response_type: "token" },
+      { scope: "" },
+      { scope: "admin:everything" },
+      { code_challenge_method: "plain" },
+      { resource: "https://elsewhere.example/" },
+      { state: "x".repeat(2000) },
+    ];
+    for (const extra of broken) {
+      const request = await authorizationUrl(registered.client, registered.redirectUri, extra);
+      // Signed out: to sign in, whatever the request holds.
+      const signedOut = await gatewayFetch()(request.url);
+      expect(signedOut.status, JSON.stringify(extra)).toBe(302);
+      expect(new URL(signedOut.headers.get("location") as string, origin).pathname).toBe("/console/sign-in");
+      // Signed in: the error on our page, not at the client's URI.
+      const signedIn = await gatewayFetch()(request.url, { headers: { cookie: user.cookie } });
+      expect(signedIn.status, JSON.stringify(extra)).toBe(400);
+      expect(signedIn.headers.get("location")).toBeNull();
+      expect(await signedIn.text()).toMatch(/Nothing was authorized/);
+    }
+    // Once the user has seen the consent page, the answer goes back to the client, a denial included.
+    const request = await authorizationUrl(registered.client, registered.redirectUri);
+    const callback = await authorizeInBrowser(request.url, user.cookie, { decision: "deny" });
+    expect(`${callback.origin}${callback.pathname}`).toBe(registered.redirectUri);
+    expect(callback.searchParams.get("error")).toBe("access_denied");
+  });
+
+  it("sends a visitor without a console session to sign in, never to the client, even for a request in error", async () => {
+    const operatorApp = await createConfidentialApp();
+    const request = await authorizationUrl(operatorApp.client, operatorApp.redirectUri, { scope: "" });
+    const response = await gatewayFetch()(request.url);
+    expect(response.status).toBe(302);
+    expect(new URL(response.headers.get("location") as string, origin).pathname).toBe("/console/sign-in");
   });
 
   it("sends a visitor without a console session to sign in, with a same-origin return address", async () => {

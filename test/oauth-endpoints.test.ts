@@ -3,7 +3,8 @@ import { control } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import * as oauth from "oauth4webapi";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { secretHash } from "../workers/gateway/src/identity/identity-secret";
 import { createOrganization } from "./fixtures";
 import {
   apiResource,
@@ -56,6 +57,9 @@ describe("client credentials", () => {
 
     expect((await grant({ scope: "tasks:read" })).scope).toBe("tasks:read");
     expect(await tokenError(grant({ scope: "crm:records:write" }))).toEqual({ error: "invalid_scope", status: 400 });
+    // An empty scope is a request for nothing, answered as the authorization endpoint answers it.
+    for (const scope of ["", " "])
+      expect(await tokenError(grant({ scope })), JSON.stringify(scope)).toEqual({ error: "invalid_scope", status: 400 });
     expect(await tokenError(grant({ resource: "https://elsewhere.example/api" }))).toEqual({
       error: "invalid_target",
       status: 400,
@@ -218,12 +222,52 @@ describe("dynamic client registration (RFC 7591)", () => {
     }
   });
 
-  it("refuses confidential registrations and malformed metadata", async () => {
-    const confidential = await register({
+  it("registers a confidential client for client_secret_basic or client_secret_post, its secret shown once", async () => {
+    for (const method of ["client_secret_basic", "client_secret_post"]) {
+      const response = await register({ redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: method });
+      expect(response.status).toBe(201);
+      const client = await response.json<Record<string, unknown>>();
+      expect(client).toMatchObject({
+        client_id: expect.stringMatching(/^cli_/),
+        client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        client_secret_expires_at: 0,
+        token_endpoint_auth_method: method,
+        grant_types: ["authorization_code", "refresh_token"],
+      });
+      const [stored] = await db()
+        .select()
+        .from(control.oauthClients)
+        .where(eq(control.oauthClients.id, client.client_id as string));
+      expect(stored).toMatchObject({ type: "confidential", registeredVia: "dynamic" });
+      expect(stored?.secretHash).toBe(await secretHash(client.client_secret as string));
+    }
+    const credentials = await register({
       redirect_uris: ["https://app.example/cb"],
       token_endpoint_auth_method: "client_secret_basic",
+      grant_types: ["client_credentials"],
     });
-    expect(await confidential.json()).toMatchObject({ error: "invalid_client_metadata" });
+    expect(await credentials.json()).toEqual({
+      error: "invalid_client_metadata",
+      error_description: expect.stringContaining("client_credentials needs an app installed in an organization"),
+    });
+  });
+
+  it("refuses malformed metadata with the reason", async () => {
+    for (const clientName of ["Acme\u202eredaeR", "Acme\u2066x", "Acme\u200bReader", "Acme\u0085"]) {
+      const named = await register({ redirect_uris: ["https://app.example/cb"], client_name: clientName });
+      expect(await named.json(), JSON.stringify(clientName)).toMatchObject({
+        error: "invalid_client_metadata",
+        error_description: expect.stringContaining("client_name"),
+      });
+    }
+    const unknownMethod = await register({
+      redirect_uris: ["https://app.example/cb"],
+      token_endpoint_auth_method: "private_key_jwt",
+    });
+    expect(await unknownMethod.json()).toMatchObject({
+      error: "invalid_client_metadata",
+      error_description: expect.stringContaining("token_endpoint_auth_method"),
+    });
     expect(await (await register({ redirect_uris: [] })).json()).toMatchObject({ error: "invalid_redirect_uri" });
     expect(await (await register("not an object")).json()).toMatchObject({ error: "invalid_client_metadata" });
     const notJson = await gatewayFetch()(`${origin}/oauth/register`, {
@@ -325,9 +369,17 @@ describe("discovery documents", () => {
     const user = await signedInUser();
     const registered = await registerPublicClient();
     const { tokens: before } = await codeFlow(registered, user.cookie);
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
     const rotation = await gatewayFetch()(`${origin}/__dev/oauth/rotate-signing-key`, { method: "POST" });
     const { kid: newKid } = await rotation.json<{ kid: string }>();
+    // Published at once, it signs only after the JWKS's cache lifetime (60 s) has passed.
+    const published = await (await gatewayFetch()(`${origin}/.well-known/jwks.json`)).json<{ keys: { kid: string }[] }>();
+    expect(published.keys.map((key) => key.kid)).toContain(newKid);
+    const { tokens: meanwhile } = await codeFlow(registered, user.cookie);
+    expect(decodeProtectedHeader(meanwhile.access_token).kid).not.toBe(newKid);
+    vi.setSystemTime(Date.now() + 61_000);
     const { tokens: after } = await codeFlow(registered, user.cookie);
+    vi.useRealTimers();
     expect(decodeProtectedHeader(after.access_token).kid).toBe(newKid);
     expect(decodeProtectedHeader(before.access_token).kid).not.toBe(newKid);
     const document = await (await gatewayFetch()(`${origin}/.well-known/jwks.json`)).json<{ keys: Record<string, unknown>[] }>();

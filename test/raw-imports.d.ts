@@ -3,3 +3,8 @@ declare module "*.md?raw" {
   const text: string;
   export default text;
 }
+
+/** Vite's glob import (test/error-log.test.ts reads the Workers' sources with it). */
+interface ImportMeta {
+  glob(patterns: string | string[], options: { query: "?raw"; import: "default"; eager: true }): Record<string, unknown>;
+}

@@ -74,6 +74,18 @@ describe("the HTML sanitizer", () => {
     expect(dangersIn("<meta http-equiv=refresh content=0>")).toEqual(["content in <head>", "element <meta>"]);
   });
 
+  it("escapes < and > in attribute values, so the stored HTML stays inert in raw-text contexts too", () => {
+    expect(sanitizeHtml('<p title="</textarea><img src=x onerror=alert(1)>">x</p>')).toBe(
+      '<p title="&lt;/textarea&gt;&lt;img src=x onerror=alert(1)&gt;">x</p>',
+    );
+    expect(sanitizeHtml(`<p title='a"<b>"'>x</p>`)).toBe('<p title="a&quot;&lt;b&gt;&quot;">x</p>');
+    // Every tag of every output, read as raw text (a <textarea>'s content), closes where it should.
+    for (const payload of xssCorpus) {
+      const tags = sanitizeHtml(payload).match(/<[^>]*>/g) ?? [];
+      for (const tag of tags) expect(tag.slice(1), payload).not.toMatch(/</);
+    }
+  });
+
   it("turns the raw-text tricks into nothing, not into live markup", () => {
     expect(sanitizeHtml("<b><xmp></b><script>alert(1)</script></xmp>")).toBe("<b></b>");
     expect(sanitizeHtml("<noembed><img src=x onerror=alert(1)></noembed>after")).toBe("after");

@@ -233,6 +233,8 @@ describe("POST /internal/sso/store", () => {
       [{ ...connection, metadataUrl: "http://idp.acme.example/metadata" }, "body.metadataUrl"],
       [{ ...connection, domains: ["not a domain"] }, "body.domains.0"],
       [{ ...connection, domains: [] }, "body.domains"],
+      [{ ...connection, domains: ["Co.UK"] }, "body.domains.0"],
+      [{ ...connection, domains: [connection.domains[0], "gmail.com"] }, "body.domains.1"],
       [{ ...connection, enforced: "yes" }, "body.enforced"],
       [{ ...connection, issuer: "https://login.acme.example" }, "body.issuer"],
       [{ ...connection, organizationId: "org\ud800xyz" }, "body.organizationId"],
@@ -241,6 +243,21 @@ describe("POST /internal/sso/store", () => {
       const error = await expectError(await push(JSON.stringify(body), { nonce }), 400, "invalid_request");
       expect(error.details, JSON.stringify(body)).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
     }
+    // Domains no one organization owns are refused with the reason.
+    const suffix = await expectError(
+      await push(JSON.stringify({ ...connection, domains: ["co.uk"] }), { nonce }),
+      400,
+      "invalid_request",
+    );
+    expect(suffix.details).toEqual([{ path: "body.domains.0", message: expect.stringContaining("co.uk is a public suffix") }]);
+    const freeMail = await expectError(
+      await push(JSON.stringify({ ...connection, domains: ["gmail.com"] }), { nonce }),
+      400,
+      "invalid_request",
+    );
+    expect(freeMail.details).toEqual([
+      { path: "body.domains.0", message: expect.stringContaining("gmail.com is a free-mail domain") },
+    ]);
     await expectError(
       await push(JSON.stringify(connection), { nonce, contentType: "text/plain" }),
       415,

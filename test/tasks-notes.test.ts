@@ -100,7 +100,6 @@ describe("tasks", () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ title: "" }, "body.title"],
       [{ title: "x", assigneeUserIds: [dave.id] }, "body.assigneeUserIds.0"],
-      [{ title: "x", conversationId: otherConversation }, "body.conversationId"],
       [{ title: "x", status: "blocked" }, "body.status"],
       [{ title: "x", dueAt: "tomorrow" }, "body.dueAt"],
       [{ title: "x", descriptionHtml: "x".repeat(100_001) }, "body.descriptionHtml"],
@@ -114,6 +113,9 @@ describe("tasks", () => {
       ).toContain(path);
     }
     await createTask({ title: "x" }, "rec_unknown000000", 404);
+    // Another workspace's conversation is the 404 of an unknown one (reference rule 8).
+    const elsewhere = await createTask({ title: "x", conversationId: otherConversation }, recordId, 404);
+    expect(elsewhere.error.details).toEqual([{ path: "body.conversationId", message: expect.any(String) }]);
   });
 
   it("are listed per record and per workspace with filters, and deleted ones never come back", async () => {

@@ -44,12 +44,7 @@ export const program = (path: string, responses: { status: number; delayMs?: num
  * Polls until `done`, every `everyMs` (API reads count against the route's window of 120 a
  * minute); the guard only stops a test that would otherwise hang.
  */
-export async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  guardMs = 60_000,
-  everyMs = 100,
-): Promise<T> {
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, guardMs = 60_000, everyMs = 100): Promise<T> {
   const deadline = Date.now() + guardMs;
   for (;;) {
     const value = await read();

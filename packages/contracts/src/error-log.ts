@@ -36,14 +36,23 @@ export function describeError(error: unknown, depth = 0): LoggedError {
   return described;
 }
 
-export interface ErrorLogContext {
-  requestId: string;
-  /** Method and path template, e.g. `PATCH /api/v1/records/:recordId`: never the path with its ids. */
-  route: string;
-  code: string;
-}
+/**
+ * Where an unexpected error happened: a request (its id, route template and the answer's code), or
+ * work outside a request (`operation`, with a count where one helps). Nothing here quotes data.
+ */
+export type ErrorLogContext =
+  | {
+      requestId: string;
+      /** Method and path template, e.g. `PATCH /api/v1/records/:recordId`: never the path with its ids. */
+      route: string;
+      code: string;
+    }
+  | { operation: string; requestId?: string; count?: number };
 
-/** One JSON line per unexpected error: enough to find the request and the code, nothing of its data. */
+/**
+ * One JSON line per unexpected error: enough to find the request or the work and the code, nothing
+ * of its data. The one logger of unexpected errors in every Worker (test/error-log.test.ts keeps it so).
+ */
 export function logUnexpectedError(error: unknown, context: ErrorLogContext): void {
   console.error(JSON.stringify({ level: "error", ...context, error: describeError(error) }));
 }

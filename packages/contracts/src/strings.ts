@@ -44,8 +44,30 @@ export function assertUtf8Body(bytes: ArrayBuffer): void {
 const noControlCharacters = /^[^\u0000-\u001f\u007f]*$/;
 const controlCharacterMessage = "Control characters (NUL, tab, line breaks, …) are not allowed here";
 
-/** A one-line label given by a client (names, titles, option values and labels): trimmed, 1 to `max` characters. */
-export const label = (max = 255) => z.string().trim().min(1).max(max).regex(noControlCharacters, controlCharacterMessage);
+/**
+ * What a name may not hold: every control character (Unicode Cc, C1 included) and every format
+ * character (Cf: bidirectional overrides and isolates, zero-width spaces, the BOM, invisible
+ * operators), which make a name read differently from what it is ("Acme‮redaeR" shown reversed on
+ * a consent page). The two joiners stay: Persian and the Indic scripts spell words with them, and
+ * emoji sequences are built with the zero-width joiner.
+ */
+const plainName = /^(?:[^\p{Cc}\p{Cf}]|[\u200c\u200d])*$/u;
+const nameCharacterMessage =
+  "Control and invisible formatting characters (NUL, line breaks, bidirectional overrides, zero-width spaces, …) are not allowed here";
+
+/**
+ * A one-line label given by a client (names, titles, option values and labels): trimmed, 1 to `max`
+ * characters. The C0 pattern is what the OpenAPI document states (a JSON Schema pattern has no
+ * Unicode property classes everywhere); the refinement then refuses the rest of `plainName`.
+ */
+export const label = (max = 255) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(noControlCharacters, controlCharacterMessage)
+    .refine((text) => plainName.test(text), nameCharacterMessage);
 
 /** An optional short one-line text such as an emoji or an icon name (may be empty). */
 export const shortLabel = (max = 64) => z.string().max(max).regex(noControlCharacters, controlCharacterMessage);

@@ -1,4 +1,4 @@
-import { ApiError } from "@crm/contracts";
+import { ApiError, logUnexpectedError } from "@crm/contracts";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { clearSessionCookie, revokeSession, selectSessionOrganization } from "../identity/sessions";
@@ -22,6 +22,8 @@ const securityHeaders = {
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "referrer-policy": "same-origin",
   "x-content-type-options": "nosniff",
+  // frame-ancestors' predecessor, for browsers that do not read the policy.
+  "x-frame-options": "DENY",
 };
 
 export function consoleApp() {
@@ -85,7 +87,11 @@ export function consoleApp() {
         status,
       );
     }
-    console.error(JSON.stringify({ console: String(error), requestId: c.var.requestId }));
+    logUnexpectedError(error, {
+      requestId: c.var.requestId,
+      route: `${c.req.method} ${c.req.routePath}`,
+      code: "internal_error",
+    });
     return c.html(
       <ErrorPage
         title="Something went wrong"

@@ -5,7 +5,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { signAccessToken } from "./access-tokens";
-import { activeSigningKey, publishedSigningKeys, retiredKeyPublishedMs, rotateSigningKey } from "./signing-keys";
+import { activeSigningKey, jwksCacheMs, publishedSigningKeys, retiredKeyPublishedMs, rotateSigningKey } from "./signing-keys";
 
 const db = () => drizzle(env.CONTROL_DB);
 const secret = () => env.IDENTITY_SECRET;
@@ -68,20 +68,26 @@ describe("access-token signing", () => {
     for (const key of keys) expect(key).not.toHaveProperty("d");
   });
 
-  it("rotate: new tokens get the new kid, the old kid stays published until its tokens have expired", async () => {
+  it("rotate: the successor is published at once and signs only a JWKS cache lifetime later; the old kid stays published until its tokens have expired", async () => {
     const now = Date.now();
-    const { accessToken: before } = await signAccessToken(db(), secret(), subject, now);
-    const oldKid = decodeProtectedHeader(before).kid;
-    const newKid = await rotateSigningKey(db(), secret(), now);
-    const { accessToken: after } = await signAccessToken(db(), secret(), subject, now);
-    expect(decodeProtectedHeader(after).kid).toBe(newKid);
-    expect(newKid).not.toBe(oldKid);
-    await verify(before, now + 59 * 60 * 1000);
-    await verify(after);
+    const kidOf = (token: string) => decodeProtectedHeader(token).kid;
     const kids = async (at: number) => (await publishedSigningKeys(db(), at)).keys.map((key) => key.kid);
-    expect(await kids(now + retiredKeyPublishedMs - 1)).toContain(oldKid);
-    expect(await kids(now + retiredKeyPublishedMs)).not.toContain(oldKid);
-    expect(await kids(now + retiredKeyPublishedMs)).toContain(newKid);
+    const { accessToken: before } = await signAccessToken(db(), secret(), subject, now);
+    const oldKid = kidOf(before);
+    const newKid = await rotateSigningKey(db(), secret(), now);
+    expect(newKid).not.toBe(oldKid);
+    expect(await kids(now)).toEqual(expect.arrayContaining([oldKid, newKid]));
+    // A verifier may hold a JWKS fetched just before the rotation for `jwksCacheMs`: the old key signs meanwhile.
+    const { accessToken: during } = await signAccessToken(db(), secret(), subject, now + 1);
+    expect(kidOf(during)).toBe(oldKid);
+    const takeover = now + 1 + jwksCacheMs;
+    const { accessToken: after } = await signAccessToken(db(), secret(), subject, takeover);
+    expect(kidOf(after)).toBe(newKid);
+    await verify(before, now + 59 * 60 * 1000);
+    await verify(after, takeover);
+    expect(await kids(takeover + retiredKeyPublishedMs - 1)).toContain(oldKid);
+    expect(await kids(takeover + retiredKeyPublishedMs)).not.toContain(oldKid);
+    expect(await kids(takeover + retiredKeyPublishedMs)).toContain(newKid);
   });
 
   it("replace a key that no longer decrypts (IDENTITY_SECRET changed) instead of failing", async () => {

@@ -1,6 +1,6 @@
 import { fromBase64Url, toBase64Url } from "@crm/contracts";
 import { control } from "@crm/db";
-import { desc, gt, isNull, or } from "drizzle-orm";
+import { and, desc, gt, isNull, lt, or } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JSONWebKeySet, type JWK } from "jose";
 import { signingKeyWrapKey } from "./identity-secret";
@@ -9,7 +9,9 @@ const { oauthSigningKeys } = control;
 
 /** Access tokens live at most an hour (DESIGN.md section 3). */
 export const accessTokenLifetimeSeconds = 3600;
-/** Signing keys are replaced this often, on the first token signed after the age is reached. */
+/** How long a verifier may cache the JWKS (its `Cache-Control: max-age`). */
+export const jwksCacheMs = 60_000;
+/** Signing keys are replaced this often: a successor is published, and signs once it has been published `jwksCacheMs`. */
 const keyRotationMs = 30 * 24 * 60 * 60 * 1000;
 /** An isolate signs with the key it loaded for at most this long before it looks for a newer one. */
 const activeKeyCacheMs = 60_000;
@@ -68,22 +70,37 @@ async function newSigningKeyRow(secret: string, now: number) {
 }
 
 /**
- * The newest active key. With none (the first token ever), one older than `keyRotationMs`, or one
- * that no longer decrypts (`IDENTITY_SECRET` was changed), a new key is made and the others retired.
- * Isolates racing here each make one; every one of them is published, so that is harmless.
+ * Invariant: a key signs only once it is in the JWKS, and a successor only once it has been there
+ * for `jwksCacheMs`, so no verifier holding a JWKS fetched before can meet an unknown kid. The
+ * signing key is the newest active (unretired) key published at least that long, else the oldest
+ * active one (the first key of all, which the JWKS publishes before anything is signed, or a
+ * successor still waiting). Once a successor signs, the keys before it are retired. With no active
+ * key that decrypts (`IDENTITY_SECRET` was changed) a new key is made, retiring the others, and
+ * signs at once: nothing else could sign. Isolates racing here each make one; every one of them is
+ * published, so that is harmless. A failure anywhere leaves the rows as they were or a key more.
  */
 async function loadActiveKey(db: DrizzleD1Database, secret: string, now: number): Promise<SigningKey> {
-  const [row] = await db
+  const rows = await db
     .select()
     .from(oauthSigningKeys)
     .where(isNull(oauthSigningKeys.retiredAt))
-    .orderBy(desc(oauthSigningKeys.createdAt), desc(oauthSigningKeys.kid))
-    .limit(1);
-  if (row && now - row.createdAt < keyRotationMs) {
+    .orderBy(desc(oauthSigningKeys.createdAt), desc(oauthSigningKeys.kid));
+  const usable: { row: (typeof rows)[number]; key: SigningKey }[] = [];
+  for (const row of rows) {
     const privateKey = await unwrapPrivateKey(secret, row.kid, row.privateKeyWrapped).catch(() => null);
-    if (privateKey) return { kid: row.kid, privateKey };
+    if (privateKey) usable.push({ row, key: { kid: row.kid, privateKey } });
   }
-  return replaceActiveKeys(db, secret, now);
+  const newest = usable[0];
+  if (!newest) return replaceActiveKeys(db, secret, now);
+  const signing = usable.find(({ row }) => now - row.createdAt >= jwksCacheMs) ?? (usable.at(-1) as typeof newest);
+  if (usable.some(({ row }) => row.createdAt < signing.row.createdAt))
+    await db
+      .update(oauthSigningKeys)
+      .set({ retiredAt: now })
+      .where(and(isNull(oauthSigningKeys.retiredAt), lt(oauthSigningKeys.createdAt, signing.row.createdAt)));
+  // Due for rotation and no successor yet: publish one now; it takes over a cache lifetime later.
+  if (newest === signing && now - signing.row.createdAt >= keyRotationMs) await publishSuccessor(db, secret, now);
+  return signing.key;
 }
 
 async function replaceActiveKeys(db: DrizzleD1Database, secret: string, now: number): Promise<SigningKey> {
@@ -95,7 +112,13 @@ async function replaceActiveKeys(db: DrizzleD1Database, secret: string, now: num
   return created.key;
 }
 
-/** The key new access tokens are signed with, made on first use; cached per isolate for a minute. */
+async function publishSuccessor(db: DrizzleD1Database, secret: string, now: number): Promise<string> {
+  const created = await newSigningKeyRow(secret, now);
+  await db.insert(oauthSigningKeys).values(created.row);
+  return created.key.kid;
+}
+
+/** The key new access tokens are signed with; cached per isolate for a minute. */
 export function activeSigningKey(db: DrizzleD1Database, secret: string, now = Date.now()): Promise<SigningKey> {
   if (!active || now - active.loadedAt >= activeKeyCacheMs) {
     const key = loadActiveKey(db, secret, now);
@@ -109,17 +132,17 @@ export function activeSigningKey(db: DrizzleD1Database, secret: string, now = Da
 }
 
 /**
- * Retires every active key and makes a new one, in one batch (besides the automatic rotation every
- * 30 days). Tokens signed by an old key stay verifiable: its kid is published until they have
- * expired (`retiredKeyPublishedMs`).
+ * Publishes a successor key now (besides the automatic rotation every 30 days). It signs once it
+ * has been published `jwksCacheMs`; the key before it is then retired, and stays published until
+ * the tokens it signed have expired (`retiredKeyPublishedMs`).
  */
 export async function rotateSigningKey(db: DrizzleD1Database, secret: string, now = Date.now()): Promise<string> {
-  const key = await replaceActiveKeys(db, secret, now);
-  active = { key: Promise.resolve(key), loadedAt: now };
-  return key.kid;
+  const kid = await publishSuccessor(db, secret, now);
+  active = undefined;
+  return kid;
 }
 
-/** The public JWKS (`/.well-known/jwks.json`): the active keys and every retired key whose tokens may still be live. */
+/** The public keys: the active ones and every retired key whose tokens may still be live. */
 export async function publishedSigningKeys(db: DrizzleD1Database, now = Date.now()): Promise<JSONWebKeySet> {
   const rows = await db
     .select({ publicJwk: oauthSigningKeys.publicJwk })
@@ -127,4 +150,15 @@ export async function publishedSigningKeys(db: DrizzleD1Database, now = Date.now
     .where(or(isNull(oauthSigningKeys.retiredAt), gt(oauthSigningKeys.retiredAt, now - retiredKeyPublishedMs)))
     .orderBy(desc(oauthSigningKeys.createdAt));
   return { keys: rows.map((row) => row.publicJwk as JWK) };
+}
+
+/**
+ * The JWKS document (`/.well-known/jwks.json`), never empty: on a fresh deployment the first key is
+ * made here, so a verifier that reads the JWKS before the first token is signed still knows its kid.
+ */
+export async function jwksDocument(db: DrizzleD1Database, secret: string, now = Date.now()): Promise<JSONWebKeySet> {
+  const jwks = await publishedSigningKeys(db, now);
+  if (jwks.keys.length > 0) return jwks;
+  await activeSigningKey(db, secret, now);
+  return publishedSigningKeys(db, now);
 }

@@ -1,4 +1,10 @@
-import { type InboundMailClaims, internalRequestHeader, sha256Hex, signInternalRequest } from "@crm/contracts";
+import {
+  type InboundMailClaims,
+  internalRequestHeader,
+  logUnexpectedError,
+  sha256Hex,
+  signInternalRequest,
+} from "@crm/contracts";
 import { control } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
@@ -67,7 +73,7 @@ export async function receiveEmail(message: ForwardableEmailMessage, env: Gatewa
     );
     if (!response.ok) reject(message, await refusalReason(response));
   } catch (error) {
-    console.error(JSON.stringify({ event: "inbound_mail_failed", to: message.to, error: String((error as Error)?.name) }));
+    logUnexpectedError(error, { operation: "inbound mail hand-over" });
     message.setReject("Temporary failure while storing the message");
   }
 }

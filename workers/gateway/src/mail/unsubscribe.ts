@@ -51,6 +51,18 @@ export async function unsubscribe(env: GatewayEnv, link: UnsubscribeLink): Promi
   if (!response.ok) throw new Error(`Unsubscribe failed in region ${link.region} with ${response.status}`);
 }
 
+/**
+ * The headers of both pages: never cached, never framed (an Unsubscribe button clickjacked from
+ * another site), no Referer (the URL holds the token), nothing loaded but the inline style.
+ */
+export const unsubscribePageHeaders = {
+  "cache-control": "no-store",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+} as const;
+
 const page = (title: string, body: ReturnType<typeof html>) => html`<!doctype html>
 <html lang="en">
   <head>

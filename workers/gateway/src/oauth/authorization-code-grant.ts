@@ -12,9 +12,9 @@ const { oauthAuthorizationCodes, oauthGrants, oauthRefreshTokens } = control;
 const invalidCode = () => new OAuthError("invalid_grant", "The authorization code is unknown, expired or already used");
 
 /**
- * `grant_type=authorization_code` (RFC 6749 section 4.1.3, PKCE of RFC 7636). A code works once:
- * presented again, the grant it issued is revoked (section 4.1.2), since one of the two holders
- * is not the client.
+ * `grant_type=authorization_code` (RFC 6749 section 4.1.3, PKCE of RFC 7636). A code works once,
+ * and a failed attempt uses it up too: presented again, the grant it issued is revoked (section
+ * 4.1.2), since one of the two holders is not the client.
  */
 export async function exchangeAuthorizationCode(
   issuer: TokenIssuer,
@@ -41,10 +41,21 @@ export async function exchangeAuthorizationCode(
     throw invalidCode();
   }
   if (found.code.expiresAt <= now || grant.revokedAt !== null) throw invalidCode();
-  if (found.code.redirectUri !== redirectUri)
+  // A wrong redirect URI or verifier burns the code (RFC 9700 section 2.1.1): whoever holds a stolen
+  // code gets one guess, never a series of them while the code lives.
+  const burn = () =>
+    db
+      .update(oauthAuthorizationCodes)
+      .set({ usedAt: now })
+      .where(and(eq(oauthAuthorizationCodes.codeHash, codeHash), isNull(oauthAuthorizationCodes.usedAt)));
+  if (found.code.redirectUri !== redirectUri) {
+    await burn();
     throw new OAuthError("invalid_grant", "redirect_uri differs from the one of the authorization request");
-  if (!(await verifierMatches(verifier, found.code.codeChallenge)))
+  }
+  if (!(await verifierMatches(verifier, found.code.codeChallenge))) {
+    await burn();
     throw new OAuthError("invalid_grant", "code_verifier does not match the code_challenge of the authorization request");
+  }
   const resource = optional(params, "resource");
   if (resource !== null && resource !== grant.resource)
     throw new OAuthError("invalid_target", "resource differs from the one the user authorized");

@@ -8,8 +8,9 @@ import { type ConsoleSession, csrfTokenFor, csrfTokenValid, readSession, session
 import {
   AuthorizationPageError,
   AuthorizationRedirectError,
-  parseAuthorizationRequest,
+  checkRequest,
   redirectTo,
+  verifyClient,
 } from "./authorization-request";
 import { findClient } from "./clients";
 import { consentLifetimeMs, readConsentReference, signConsentReference } from "./consent-reference";
@@ -56,16 +57,19 @@ async function userWithOrganizations(db: DrizzleD1Database, userId: string) {
 }
 
 /**
- * `GET /oauth/authorize`: checks the request, sends a visitor without a console session to sign in
- * (and back here after), and shows the signed-in user the consent page.
+ * `GET /oauth/authorize`: checks the client and redirect URI, sends a visitor without a console
+ * session to sign in (and back here after) whatever else the request holds, so that nobody is sent
+ * to a client's URI by a link alone; then checks the rest and shows the signed-in user the consent page.
  */
 export async function showAuthorization(c: Context<GatewayAppEnv>): Promise<Response> {
   const url = new URL(c.req.url);
   const db = c.var.controlDb;
-  const { client, request } = await parseAuthorizationRequest(db, url.origin, url.searchParams);
+  const verified = await verifyClient(db, url.searchParams);
+  const { client } = verified;
   const session = await currentSession(c);
   // The return address is this very request, a path of our own origin: the sign-in page cannot be made to send anyone elsewhere.
   if (!session) return c.redirect(`${consoleSignInPath}?return_to=${encodeURIComponent(`${url.pathname}${url.search}`)}`, 302);
+  const request = checkRequest(url.origin, verified);
   const user = await userWithOrganizations(db, session.userId);
   const now = Date.now();
   const secret = c.env.IDENTITY_SECRET;

@@ -1,7 +1,7 @@
 import type { Scope } from "@crm/contracts";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { findClient, isRegisteredRedirectUri, type OAuthClient } from "./clients";
-import { optional, paramsOf } from "./form";
+import { type OAuthParams, optional, paramsOf } from "./form";
 import { OAuthError } from "./oauth-error";
 import { challengePattern } from "./pkce";
 import { parseScopes } from "./requested-scopes";
@@ -46,15 +46,18 @@ export class AuthorizationRedirectError extends Error {
 
 const maxStateLength = 1024;
 
+/** The client and the exact redirect URI a request names, checked, with the rest of its parameters. */
+export interface VerifiedClient {
+  client: OAuthClient;
+  redirectUri: string;
+  params: OAuthParams;
+}
+
 /**
- * Checks `GET /oauth/authorize`'s query in the order RFC 6749 asks: first the client and the exact
- * redirect URI (failures → page), then everything else (failures → redirect with `error`).
+ * The first checks of `GET /oauth/authorize` (RFC 6749 section 4.1.2.1): the client and the exact
+ * redirect URI. A failure is shown on a page of our own, never sent anywhere.
  */
-export async function parseAuthorizationRequest(
-  db: DrizzleD1Database,
-  origin: string,
-  search: URLSearchParams,
-): Promise<{ client: OAuthClient; request: AuthorizationRequest }> {
+export async function verifyClient(db: DrizzleD1Database, search: URLSearchParams): Promise<VerifiedClient> {
   const params = paramsOf(search);
   if ("repeated" in params)
     throw new AuthorizationPageError("Invalid authorization request", `The parameter ${params.repeated} is repeated.`);
@@ -68,14 +71,26 @@ export async function parseAuthorizationRequest(
       "Invalid redirect URI",
       "The redirect_uri is missing or is not one the application registered, so we cannot send you back to it.",
     );
+  return { client, redirectUri, params };
+}
 
+/**
+ * The rest of the request, once the client and redirect URI are verified and the user is signed in.
+ * A failure goes back to the client's redirect URI with `error` and `state`, unless the client
+ * registered itself: anyone can register any https URI, so sending a user there from our origin
+ * before they have seen the consent page would make this endpoint an open redirector (RFC 9700
+ * section 4.11.2). Such a failure is shown on our page instead.
+ */
+export function checkRequest(origin: string, { client, redirectUri, params }: VerifiedClient): AuthorizationRequest {
   const state = optional(params, "state");
   const fail = (code: OAuthError["code"], description: string) =>
-    new AuthorizationRedirectError(
-      redirectUri,
-      state !== null && state.length <= maxStateLength ? state : null,
-      new OAuthError(code, description),
-    );
+    client.registeredVia === "dynamic"
+      ? new AuthorizationPageError("Invalid authorization request", `${description} (${code}).`)
+      : new AuthorizationRedirectError(
+          redirectUri,
+          state !== null && state.length <= maxStateLength ? state : null,
+          new OAuthError(code, description),
+        );
   if (state !== null && state.length > maxStateLength)
     throw fail("invalid_request", `state is longer than ${maxStateLength} characters`);
   if (optional(params, "response_type") !== "code") throw fail("unsupported_response_type", 'response_type must be "code"');
@@ -92,7 +107,7 @@ export async function parseAuthorizationRequest(
   if ("problem" in scopes) throw fail("invalid_scope", scopes.problem);
   const resource = resolveResource(origin, optional(params, "resource"));
   if (resource === null) throw fail("invalid_target", "resource must be this API or its MCP endpoint");
-  return { client, request: { clientId, redirectUri, scopes: scopes.scopes, state, codeChallenge, resource } };
+  return { clientId: client.id, redirectUri, scopes: scopes.scopes, state, codeChallenge, resource };
 }
 
 /** The client's redirect URI with the response parameters added (its own query kept), and `iss` (RFC 9207). */

@@ -36,9 +36,12 @@ export async function issueClientCredentialsToken(
       throw new OAuthError("invalid_request", "The app is installed in several organizations; name one as organization_id");
     throw new OAuthError("unauthorized_client", "The app is not installed in this organization");
   }
-  const requested = optional(params, "scope");
+  // Without a scope the app gets what its installation granted; a present but empty one is a
+  // request for nothing, `invalid_scope` as at the authorization endpoint (so not `optional`, which
+  // reads an empty value as absent).
+  const requested = params.get("scope");
   let scopes = installation.scopes;
-  if (requested !== null) {
+  if (requested !== undefined) {
     const parsed = parseScopes(requested);
     if ("problem" in parsed) throw new OAuthError("invalid_scope", parsed.problem);
     const beyond = parsed.scopes.filter((scope) => !installation.scopes.includes(scope));

@@ -2,7 +2,7 @@ import { ApiError } from "@crm/contracts";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { GatewayAppEnv } from "../env";
-import { publishedSigningKeys, rotateSigningKey } from "../identity/signing-keys";
+import { jwksCacheMs, jwksDocument, rotateSigningKey } from "../identity/signing-keys";
 import { answerConsent, pageHeaders, showAuthorization } from "./authorization-endpoint";
 import { AuthorizationPageError, AuthorizationRedirectError, redirectTo } from "./authorization-request";
 import { admitOAuthClient } from "./client-rate-limit";
@@ -109,8 +109,10 @@ export const oauthRoutes = new Hono<GatewayAppEnv>()
     c.json(protectedResourceMetadata(originOf(c), mcpApiResource(originOf(c)))),
   )
   .get("/.well-known/jwks.json", async (c) =>
-    // Verifiers refetch on an unknown kid; a minute of caching keeps a new key's delay short.
-    c.json(await publishedSigningKeys(c.var.controlDb), 200, { "cache-control": "public, max-age=60" }),
+    // A key signs only after it has been published this long (signing-keys.ts), so a cached copy never lacks it.
+    c.json(await jwksDocument(c.var.controlDb, c.env.IDENTITY_SECRET), 200, {
+      "cache-control": `public, max-age=${jwksCacheMs / 1000}`,
+    }),
   );
 
 // The form endpoints take POST only; another method is told so (405 with Allow), not "no such route".
@@ -120,7 +122,7 @@ for (const path of ["/oauth/token", "/oauth/register", "/oauth/revoke"]) {
   });
 }
 
-/** `POST /__dev/oauth/rotate-signing-key`: rotates the signing key now (local stack and tests; DEV_TOOLS only). */
+/** `POST /__dev/oauth/rotate-signing-key`: publishes a successor key now, which signs a JWKS cache lifetime later (local stack and tests; DEV_TOOLS only). */
 export const oauthDevRoutes = new Hono<GatewayAppEnv>().post("/rotate-signing-key", async (c) => {
   if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
   return c.json({ kid: await rotateSigningKey(c.var.controlDb, c.env.IDENTITY_SECRET) });

@@ -6,7 +6,7 @@
  * next recorded use starts one: a refused write is retried with back-off, never left unscheduled.
  */
 
-import { apiKeyActivityLimit } from "@crm/contracts";
+import { apiKeyActivityLimit, logUnexpectedError } from "@crm/contracts";
 import { control, insertRowsAsJson, newId } from "@crm/db";
 import { and, desc, eq, notInArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -96,7 +96,7 @@ async function flush(db: DrizzleD1Database): Promise<void> {
     } catch (error) {
       pending.unshift(...uses);
       dropOverflow();
-      console.error(JSON.stringify({ usageFlush: String(error), uses: pending.length, attempt: failures + 1 }));
+      logUnexpectedError(error, { operation: `usage flush, attempt ${failures + 1}`, count: pending.length });
       const delay = retryDelaysMs[failures++];
       if (delay === undefined) return;
       await new Promise((resolve) => setTimeout(resolve, delay));

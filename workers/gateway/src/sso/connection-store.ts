@@ -4,10 +4,14 @@ import { and, eq, inArray, lt, ne } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { z } from "zod";
 import { type SignedPush, ssoToleranceSeconds } from "./signature";
+import { unclaimableReason } from "./unclaimable-domains";
 
 const { organizations, ssoConnections, ssoDomains, ssoStoreNonces } = control;
 
-/** A DNS name of at least two labels, lower-cased (`Acme.Example` is stored as `acme.example`). */
+/**
+ * A DNS name of at least two labels, lower-cased (`Acme.Example` is stored as `acme.example`), that
+ * one organization can own: no public suffix, no free-mail domain.
+ */
 const domainName = z
   .string()
   .max(253)
@@ -15,7 +19,11 @@ const domainName = z
   .regex(
     /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
     "Not a domain name such as acme.example",
-  );
+  )
+  .superRefine((domain, context) => {
+    const reason = unclaimableReason(domain);
+    if (reason) context.addIssue({ code: "custom", message: reason });
+  });
 
 const httpsUrl = z.url({ protocol: /^https$/, error: "Not an https URL" }).max(2048);
 

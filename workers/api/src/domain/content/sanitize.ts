@@ -33,7 +33,24 @@ function clean(html: string): string {
   // The schema allows no doctype, so what is left under the root is element content.
   const children = finishAll(safe.children as ElementContent[]);
   // Named references (`&amp;`, not `&#x26;`) keep stored text readable; the escaping is the same.
-  return toHtml({ type: "root", children }, { characterReferences: { useNamedReferences: true } });
+  return escapeAngleBracketsInAttributes(
+    toHtml({ type: "root", children }, { characterReferences: { useNamedReferences: true } }),
+  );
+}
+
+/**
+ * hast-util-to-html escapes only `"` and `&` in double-quoted attribute values, which is enough
+ * for a page that parses the HTML as HTML, but a raw `<` or `>` there (`title="</textarea><img …>"`)
+ * turns back into tags wherever the stored HTML lands in a raw-text context: a `<textarea>`, a
+ * template, a regex-based filter. Its output is regular enough to finish the escaping here: text
+ * has every `<` escaped (and the schema keeps no comments), so every `<` opens a tag, and attribute
+ * values are always double-quoted with every `"` inside escaped, so inside a tag each `"…"` is
+ * exactly one value.
+ */
+function escapeAngleBracketsInAttributes(html: string): string {
+  return html.replace(/<[^<>"]*(?:"[^"]*"[^<>"]*)*>/g, (tag) =>
+    tag.replace(/"[^"]*"/g, (value) => value.replaceAll("<", "&lt;").replaceAll(">", "&gt;")),
+  );
 }
 
 /** The checks an allowlist of names cannot express: URL schemes, style declarations, link relations. */

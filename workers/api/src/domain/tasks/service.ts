@@ -2,7 +2,7 @@ import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { loadInWorkspace, reachWorkspace } from "../../access";
+import { loadInWorkspaceWith, reachWorkspace } from "../../access";
 import { runBatch } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { Database, ServiceContext } from "../../env";
@@ -11,17 +11,25 @@ import { creationOrder, paginate } from "../../pagination";
 import { sanitizedContent } from "../content/description";
 import { changedKeys, eventStatement } from "../events";
 import { objectTypeOfRecord } from "../records/object-type-of";
-import { loadRecord } from "../records/service";
-import { checkAssignees, linkedConversation } from "./links";
+import { checkAssignees, linkedConversation, taskSeenBy, tasksSeenBy } from "./links";
 import { type TaskResponse, type TaskRow, taskResponse } from "./response";
 
-const { tasks, workspaces } = regional;
+const { records, tasks, workspaces } = regional;
 
 /** What the source of a source-managed task owns (reference rule 7). */
 const sourceOwned = ["title", "descriptionHtml", "descriptionPlain", "dueAt", "status"] as const;
 
-const loadTask = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
-  loadInWorkspace(db, actor, tasks, id, { what: "Task", role });
+/** A live task the actor may reach, with the actor's access to its workspace (which decides the links they see). */
+async function loadTask({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) {
+  const [task, , access] = await loadInWorkspaceWith(db, actor, tasks, id, { what: "Task", role }, async () => {});
+  return { task, access };
+}
+
+/** The record tasks hang on, with the actor's access to its workspace. */
+async function loadRecordOfTasks({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) {
+  const [record, , access] = await loadInWorkspaceWith(db, actor, records, id, { what: "Record", role }, async () => {});
+  return { record, access };
+}
 
 function refuseSourceManaged(task: TaskRow, message: string): void {
   if (task.sourceType) {
@@ -35,10 +43,10 @@ export async function createTaskOn(
   input: BodyOf<typeof operations.createTask>,
 ): Promise<TaskResponse> {
   const { db, actor } = context;
-  const record = await loadRecord(context, recordId, "member");
+  const { record, access } = await loadRecordOfTasks(context, recordId, "member");
   const assigneeUserIds = [...new Set(input.assigneeUserIds ?? [])];
   await checkAssignees(db, record.workspaceId, assigneeUserIds);
-  const linked = input.conversationId ? [await linkedConversation(db, record.workspaceId, input.conversationId)] : [];
+  const linked = input.conversationId ? [await linkedConversation(db, record.workspaceId, access, input.conversationId)] : [];
   const { html, plain } = sanitizedContent("descriptionHtml", input.descriptionHtml, input.descriptionPlain);
   const now = Date.now();
   const row: TaskRow = {
@@ -72,7 +80,10 @@ export async function createTaskOn(
   return task;
 }
 
-export const readTask = async (context: ServiceContext, taskId: string) => taskResponse(await loadTask(context, taskId));
+export async function readTask(context: ServiceContext, taskId: string): Promise<TaskResponse> {
+  const { task, access } = await loadTask(context, taskId);
+  return taskSeenBy(context.db, access, task);
+}
 
 /**
  * Changes a task; a source-managed one only in its assignees. Only the named properties are
@@ -89,14 +100,14 @@ export async function updateTaskOf(
     what: "Task",
     named: Object.keys(changes),
     read: async () => {
-      const task = await loadTask(context, taskId, "member");
+      const loaded = await loadTask(context, taskId, "member");
       if (sourceOwned.some((key) => changes[key] !== undefined)) {
-        refuseSourceManaged(task, "This task is managed by its source: only its assignees can change");
+        refuseSourceManaged(loaded.task, "This task is managed by its source: only its assignees can change");
       }
-      return task;
+      return loaded;
     },
-    shown: taskResponse,
-    write: async (task) => {
+    shown: ({ task }) => taskResponse(task),
+    write: async ({ task, access }) => {
       if (assigneeUserIds) await checkAssignees(db, task.workspaceId, assigneeUserIds);
       const content =
         changes.descriptionHtml !== undefined
@@ -125,7 +136,7 @@ export async function updateTaskOf(
         updatedAt,
       );
       await runConditionalBatch(db, tasks, task, columns, updatedAt, [event]);
-      return response;
+      return taskSeenBy(db, access, { ...task, ...columns, updatedAt });
     },
   });
 }
@@ -133,7 +144,7 @@ export async function updateTaskOf(
 /** Soft delete: the task leaves every list and read for good (no restore route exists). */
 export async function deleteTaskOf(context: ServiceContext, taskId: string): Promise<void> {
   const { db, actor } = context;
-  const task = await loadTask(context, taskId, "member");
+  const { task } = await loadTask(context, taskId, "member");
   refuseSourceManaged(task, "This task is managed by its source and cannot be deleted");
   const now = Date.now();
   await runBatch(db, [
@@ -159,7 +170,7 @@ export async function listTasksOfRecord(
   { limit, cursor, status }: QueryOf<typeof operations.listRecordTasks>,
 ) {
   const { db, cursorSecret } = context;
-  await loadRecord(context, recordId);
+  const { access } = await loadRecordOfTasks(context, recordId);
   const page = await paginate<TaskRow>(
     {
       scope: `tasks:${recordId}:${status ?? ""}`,
@@ -176,14 +187,14 @@ export async function listTasksOfRecord(
     },
     cursorSecret,
   );
-  return { data: page.data.map(taskResponse), pagination: page.pagination };
+  return { data: await tasksSeenBy(db, access, page.data), pagination: page.pagination };
 }
 
 /** The live tasks of a workspace, by assignee, status and due date. */
 export async function listTasksOfWorkspace(context: ServiceContext, query: QueryOf<typeof operations.listTasks>) {
   const { db, actor, cursorSecret } = context;
   const { workspaceId, assigneeUserId, status, dueBeforeMs, limit, cursor } = query;
-  await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
+  const access = await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
   const page = await paginate<TaskRow>(
     {
       scope: `tasks:${workspaceId}:${assigneeUserId ?? ""}:${status ?? ""}:${dueBeforeMs ?? ""}`,
@@ -212,7 +223,7 @@ export async function listTasksOfWorkspace(context: ServiceContext, query: Query
     },
     cursorSecret,
   );
-  return { data: page.data.map(taskResponse), pagination: page.pagination };
+  return { data: await tasksSeenBy(db, access, page.data), pagination: page.pagination };
 }
 
 export interface SourceManagedTask {

@@ -8,6 +8,7 @@
  * margin counts as lost too), so another probe goes. A delivery is never held without an alarm.
  */
 import { DurableObject } from "cloudflare:workers";
+import { logUnexpectedError } from "@crm/contracts";
 import { insertRowsAsJson, newId, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -331,7 +332,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       // The delivery goes again a little later; a probe that did not conclude lets the next one go.
       this.#resendLater(row);
       if (probe && this.#breaker.probeSentAt !== null) this.#setBreaker({ ...this.#breaker, probeSentAt: null });
-      console.error(JSON.stringify({ message: "webhook delivery failed to conclude", error: String(error) }));
+      logUnexpectedError(error, { operation: "webhook delivery conclude" });
     } finally {
       release();
       this.#settle(row);
@@ -385,7 +386,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       );
     } catch (error) {
       this.#resendLater(row);
-      console.error(JSON.stringify({ message: "webhook delivery failed to conclude", error: String(error) }));
+      logUnexpectedError(error, { operation: "webhook delivery conclude" });
     } finally {
       this.#settle(row);
     }
