@@ -106,6 +106,12 @@ describe("/api-keys with a console session", () => {
     expect(seen.filter((id) => created.includes(id))).toEqual(created);
     expect(pages).toBeGreaterThanOrEqual(2);
     expect((await call("/api-keys?limit=0", { headers: asConsole(s) })).status).toBe(400);
+    // No body with a JSON content type is `{}`, as everywhere.
+    const revoked = await call(`/api-keys/${created[0]}`, {
+      method: "DELETE",
+      headers: asConsole(s, { "content-type": "application/json" }),
+    });
+    expect(revoked.status).toBe(200);
   });
 
   it("replace a key once when two replacements arrive at once: one new key, the other request 404", async () => {
