@@ -84,6 +84,36 @@ describe("/api-keys with a console session", () => {
     expect((await call(`/api-keys/${replacement.apiKey.id}`, { headers: asConsole(s) })).status).toBe(404);
   });
 
+  it("page through the keys newest first with limit and cursor, as every list", async () => {
+    const { session: s } = await session();
+    const created: string[] = [];
+    for (const name of ["One", "Two", "Three"]) {
+      const response = await call("/api-keys", { method: "POST", headers: asConsole(s), json: { name, scopes: ["tasks:read"] } });
+      created.unshift(((await response.json()) as { apiKey: { id: string } }).apiKey.id);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const response = await call(`/api-keys?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, {
+        headers: asConsole(s),
+      });
+      const page = (await response.json()) as { data: { id: string }[]; pagination: { cursor: string | null } };
+      seen.push(...page.data.map((entry) => entry.id));
+      cursor = page.pagination.cursor;
+      pages++;
+    } while (cursor);
+    expect(seen.filter((id) => created.includes(id))).toEqual(created);
+    expect(pages).toBeGreaterThanOrEqual(2);
+    expect((await call("/api-keys?limit=0", { headers: asConsole(s) })).status).toBe(400);
+    // No body with a JSON content type is `{}`, as everywhere.
+    const revoked = await call(`/api-keys/${created[0]}`, {
+      method: "DELETE",
+      headers: asConsole(s, { "content-type": "application/json" }),
+    });
+    expect(revoked.status).toBe(200);
+  });
+
   it("replace a key once when two replacements arrive at once: one new key, the other request 404", async () => {
     const { session: s } = await session();
     const created = await call("/api-keys", {

@@ -135,11 +135,14 @@ describe("inbound mail through the gateway's email() handler", () => {
     expect(await countRows("us", messages, eq(messages.workspaceId, workspace.workspaceId))).toBe(0);
   });
 
-  it("stores a copy of the team's own mail (From: the mailbox) as outbound", async () => {
+  it("stores mail from outside claiming the mailbox as its sender as inbound, marked, never the team's own", async () => {
     const workspace = await mailWorkspace();
     const raw = rawMessage({ from: workspace.mailbox, to: "ada@customer.example", messageId: "<own@test.example>" });
     expect((await deliver(raw, workspace.mailbox)).rejected).toBeNull();
-    expect((await storedMessage(workspace, "own@test.example"))?.direction).toBe("outbound");
+    expect(await storedMessage(workspace, "own@test.example")).toMatchObject({
+      direction: "inbound",
+      senderKind: "own_mailbox_from_outside",
+    });
   });
 });
 

@@ -3,7 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { storeMessage } from "../workers/api/src/domain/inbox/store-message";
 import { countRows } from "./fixtures";
-import { addPerson, inboundMessage, inboxWorkspace } from "./inbox";
+import { addPerson, inboundMessage, inboxWorkspace, nextArrival } from "./inbox";
 
 const { conversations, conversationAttendees, conversationRecords, eventOutbox, messages } = regional;
 
@@ -27,6 +27,7 @@ describe("storeMessage", () => {
     const first = await storeMessage(db, inboundMessage(mailbox, { messageId: "<first@mail.test>", sentAtMs: 1_000 }));
     expect(first).toMatchObject({ stored: true, conversationCreated: true });
 
+    await nextArrival();
     const reply = await storeMessage(
       db,
       inboundMessage(mailbox, {
@@ -38,6 +39,7 @@ describe("storeMessage", () => {
       }),
     );
     // Only References names the thread (a client that drops In-Reply-To), the parent listed last.
+    await nextArrival();
     const byReferences = await storeMessage(
       db,
       inboundMessage(mailbox, {
@@ -48,11 +50,13 @@ describe("storeMessage", () => {
         sentAtMs: 3_000,
       }),
     );
-    // An older message delivered late joins the thread without turning back its snippet.
+    // A message dated earlier but arriving last is the latest here: the inbox runs on its own clock.
+    await nextArrival();
     const late = await storeMessage(
       db,
       inboundMessage(mailbox, { messageId: "late@mail.test", inReplyTo: "first@mail.test", text: "Late", sentAtMs: 1_500 }),
     );
+    const [lateRow] = await db.select().from(messages).where(eq(messages.messageIdHeader, "late@mail.test"));
     const unrelated = await storeMessage(db, inboundMessage(mailbox, { inReplyTo: "<not-stored@mail.test>" }));
 
     for (const stored of [reply, byReferences, late]) {
@@ -67,8 +71,8 @@ describe("storeMessage", () => {
       mailbox,
       channel: "email",
       subject: "Question about pricing",
-      snippet: "Following up",
-      lastMessageAtMs: 3_000,
+      snippet: "Late",
+      lastMessageAtMs: lateRow?.createdAt,
       hasAttachments: true,
       lifecycle: "awaiting_reply",
     });

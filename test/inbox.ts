@@ -39,6 +39,9 @@ export async function addPerson(key: string, workspaceId: string, name: string, 
   return ((await response.json()) as { record: { id: string } }).record.id;
 }
 
+/** Waits until the clock moved on: messages stored one after the other then arrive at distinct times, as the inbox orders them. */
+export const nextArrival = () => new Promise((resolve) => setTimeout(resolve, 2));
+
 /** An inbound message to `mailbox` with a fresh Message-ID; `overrides` shape the case under test. */
 export function inboundMessage(mailbox: string, overrides: Partial<IncomingMessage> = {}): IncomingMessage {
   return {

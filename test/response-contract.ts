@@ -93,6 +93,20 @@ function problemsOfHeaders(operation: Operation, status: string, documented: Doc
   return problems;
 }
 
+/**
+ * DESIGN.md section 2: every list answers `{ data, pagination }`. Checked on the body itself, so a
+ * list documented without `pagination` fails here even though it matches its own schema.
+ */
+function problemsOfListShape(body: unknown): string[] {
+  if (!body || typeof body !== "object" || !Array.isArray((body as Json).data)) return [];
+  const pagination = (body as Json).pagination as Json | undefined;
+  const valid =
+    !!pagination &&
+    typeof pagination.hasMore === "boolean" &&
+    (pagination.cursor === null ? pagination.hasMore === false : typeof pagination.cursor === "string" && pagination.hasMore);
+  return valid ? [] : ["body: a list (`data` array) without `pagination: { cursor, hasMore }` (cursor null iff hasMore false)"];
+}
+
 /** Throws, naming every mismatch, when the response is not what the document says for its request. */
 export async function assertDocumentedResponse(method: string, path: string, response: Response): Promise<void> {
   const operation = operationOf(method, path.split("?")[0] as string);
@@ -108,6 +122,7 @@ export async function assertDocumentedResponse(method: string, path: string, res
     if (!type.startsWith("application/json")) problems.push(`content-type ${type}, documented application/json`);
     else {
       const body = await response.clone().json();
+      problems.push(...problemsOfListShape(body));
       const key = `${operation.operationId} ${status}`;
       if (!validatorFor(key, schema).validate(body).valid) {
         for (const error of validatorFor(key, schema, true).validate(body).errors)

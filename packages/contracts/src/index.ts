@@ -9,6 +9,7 @@ export * from "./events";
 export * from "./http-errors";
 export * from "./ids";
 export * from "./internal-request";
+export * from "./json-request";
 export * from "./openapi";
 export * from "./operation";
 export * from "./operation-json-schemas";

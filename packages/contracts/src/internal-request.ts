@@ -24,6 +24,8 @@ export interface InboundMailClaims extends InternalClaims {
   mailbox: string;
   /** SHA-256 (hex) of the raw message: the token serves these bytes only. */
   digest: string;
+  /** The envelope had the null reverse-path (`MAIL FROM:<>`, RFC 5321): a bounce or another report of the mail system. */
+  nullSender: boolean;
 }
 
 /** An unsubscribe link the gateway verified, recorded in the region where the organization's data lives. */

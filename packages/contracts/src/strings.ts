@@ -7,17 +7,30 @@ import { ApiError } from "./errors";
  * back. So every value that enters is checked once, in the validation step, and refused.
  */
 
-/** Paths (`body.fields.name`) of the strings and property names in `value` that are not well-formed Unicode. */
+/**
+ * Paths (`body.fields.name`) of the strings and property names in `value` that are not well-formed
+ * Unicode. An explicit stack, not recursion: a value nested at any depth is walked without
+ * exhausting the call stack.
+ */
 export function illFormedStringPaths(value: unknown, path: string): string[] {
-  if (typeof value === "string") return value.isWellFormed() ? [] : [path];
-  if (Array.isArray(value)) return value.flatMap((item, index) => illFormedStringPaths(item, `${path}.${index}`));
-  if (value !== null && typeof value === "object") {
-    return Object.entries(value).flatMap(([key, item]) => [
-      ...(key.isWellFormed() ? [] : [`${path}.${key.toWellFormed()}`]),
-      ...illFormedStringPaths(item, `${path}.${key}`),
-    ]);
+  const found: string[] = [];
+  // `found` marks a path found already (an ill-formed property name), kept in document order.
+  const pending: [unknown, string, "found"?][] = [[value, path]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, at, mark] = next;
+    if (mark) found.push(at);
+    else if (typeof item === "string") {
+      if (!item.isWellFormed()) found.push(at);
+    } else if (Array.isArray(item)) {
+      for (let index = item.length - 1; index >= 0; index--) pending.push([item[index], `${at}.${index}`]);
+    } else if (item !== null && typeof item === "object") {
+      for (const [key, child] of Object.entries(item).reverse()) {
+        pending.push([child, `${at}.${key}`]);
+        if (!key.isWellFormed()) pending.push([null, `${at}.${key.toWellFormed()}`, "found"]);
+      }
+    }
   }
-  return [];
+  return found;
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });

@@ -31,7 +31,10 @@ export const internalRoutes = new Hono<AppEnv>()
     const raw = await c.req.arrayBuffer();
     if ((await sha256Hex(raw)) !== claims.digest) throw refused();
     useShard(c, claims.shard);
-    const stored = await receiveMail(c.var.db, c.env.ATTACHMENTS, claims.mailbox, raw);
+    const stored = await receiveMail(c.var.db, c.env.ATTACHMENTS, claims.mailbox, raw, {
+      nullSender: claims.nullSender === true,
+      fromOutside: true,
+    });
     if (stored.stored) c.executionCtx.waitUntil(dispatchOutbox({ shard: c.var.shard, db: c.var.db }, c.env));
     return c.json(stored);
   })

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { emptyBodySchema, idSchema, pathId, timestampMs } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
+import { listResponse, pageQuery } from "../pagination";
 import { scopes } from "../scopes";
 import { label, outputText } from "../strings";
 
@@ -101,10 +102,11 @@ export const listApiKeys = defineOperation({
   operationId: "listApiKeys",
   ...consoleOnly,
   summary: "List your API keys",
-  description: `Your live (not revoked) API keys in the session's organization, newest first; at most ${maxApiKeysPerUser}, so there is no pagination. ${sessionNote}`,
+  description: `Your live (not revoked) API keys in the session's organization, newest first, a page at a time (at most ${maxApiKeysPerUser} live keys exist). ${sessionNote}`,
   method: "get",
   path: "/api-keys",
-  responses: { 200: jsonResponse("Your keys", z.object({ data: z.array(apiKeySchema).max(maxApiKeysPerUser) })) },
+  request: { query: z.object(pageQuery).strict() },
+  responses: { 200: jsonResponse("A page of your keys", listResponse(apiKeySchema)) },
 });
 
 export const createApiKey = defineOperation({

@@ -120,7 +120,7 @@ export const listConversationMessages = defineOperation({
   operationId: "listConversationMessages",
   tag: "Inbox",
   summary: "List the messages of a conversation",
-  description: `Oldest first, by \`(sentAtMs, id)\`; HTML is sanitized, attachments are listed by metadata. ${accessNote}`,
+  description: `Oldest first, by \`(createdAt, id)\`: when each message arrived or was sent here, never its \`Date\` header (kept as \`sentAtMs\`); HTML is sanitized, attachments are listed by metadata. ${accessNote}`,
   scope: "inbox:read",
   costUnits: costUnits.read,
   mcpTool: "inbox_messages_list",

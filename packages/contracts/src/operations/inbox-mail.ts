@@ -28,13 +28,17 @@ const recipients = (description: string) =>
     .max(50)
     .openapi({ description: `${description}; at most 50` });
 
-/** One header line: RFC 5322 caps a line at 998 characters, and a CR or LF would start a header of the sender's choosing. */
+/**
+ * One header line: RFC 5322 caps a line at 998 characters, a CR or LF would start a header of the
+ * sender's choosing, and no control character (NUL, TAB, DEL, C1) or line separator belongs in one.
+ */
 export const subjectLine = z
   .string()
   .trim()
   .min(1)
   .max(998)
-  .regex(/^[^\r\n]*$/, "A subject is one line: no CR or LF");
+  .regex(/^[^\p{Cc}\u2028\u2029]*$/u, "A subject is one line without control characters (no CR, LF, NUL, TAB, …)")
+  .openapi({ example: "Your renewal" });
 
 export const messageBody = {
   text: z.string().max(100_000).optional().openapi({ description: "Plain-text body; derived from `html` when absent" }),

@@ -14,8 +14,13 @@ export const conversationSchema = z
     channel: z.enum(["email"]),
     mailbox: outputText(254).openapi({ description: "Address of the workspace mailbox the conversation belongs to" }),
     subject: outputText(998).openapi({ description: "Subject of the first message (RFC 5322 caps a line at 998)" }),
-    lastMessageSnippet: outputText(200).openapi({ description: "Start of the latest message's text" }),
-    lastMessageAtMs: timestampMs,
+    lastMessageSnippet: outputText(200).openapi({
+      description: "Start of the text of the message that arrived or was sent last",
+    }),
+    lastMessageAtMs: timestampMs.openapi({
+      description:
+        "When the latest message arrived or was sent here (the service's clock, never a sender's `Date` header): orders the inbox",
+    }),
     isClosed: z.boolean(),
     lifecycle: z
       .enum(["awaiting_reply", "replied"])
@@ -55,13 +60,22 @@ export const messageSchema = z
     conversationId: idSchema("conv"),
     workspaceId: idSchema("ws"),
     direction: z.enum(["inbound", "outbound"]),
+    senderKind: z.enum(["person", "mail_system", "own_mailbox_from_outside"]).openapi({
+      description:
+        "`mail_system`: a bounce or delivery report (null sender, or a `From` without an address), shown from the receiving domain's `mailer-daemon`; `own_mailbox_from_outside`: inbound mail whose `From` claims one of the workspace's own mailboxes (not the team's own: it came from outside); else `person`",
+    }),
     from: messageAddress,
     to: z.array(messageAddress).max(100),
     cc: z.array(messageAddress).max(100),
     subject: outputText(998),
     text: outputText(100_000),
     html: outputText(500_000).nullable().openapi({ description: "Sanitized HTML; null when the message had none" }),
-    sentAtMs: timestampMs,
+    sentAtMs: timestampMs.openapi({
+      description: "The sender's `Date` header, as sent (the time of sending for mail sent here)",
+    }),
+    createdAt: timestampMs.openapi({
+      description: "When the message arrived or was sent here: orders the conversation's messages",
+    }),
     messageId: outputText(998).openapi({ description: "The `Message-ID` header, without angle brackets" }),
     inReplyTo: outputText(998).nullable(),
     references: z.array(outputText(998)).max(100),

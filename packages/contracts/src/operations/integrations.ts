@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { deletedSchema, emptyBodySchema, idSchema, pathId, timestampMs } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
+import { listResponse, pageQuery } from "../pagination";
 import { withSigningSecretShownOnce } from "../standard-webhooks";
 import { label, outputText } from "../strings";
 import { callingEventSchema, meetingNotesEventSchema } from "./provider-events";
@@ -57,18 +58,18 @@ export const listConnections = defineOperation({
   operationId: "listConnections",
   tag: "Integrations",
   summary: "List provider connections",
-  description: `The workspace's connections, oldest first, without secrets. ${adminsNote}`,
+  description: `The workspace's connections, oldest first, without secrets, a page at a time. ${adminsNote}`,
   scope: "integrations:read",
   costUnits: costUnits.read,
   mcpTool: "integrations_connections_list",
   method: "get",
   path: "/integrations/connections",
   request: {
-    query: z.object({ workspaceId: idSchema("ws").openapi({ param: { name: "workspaceId", in: "query" } }) }).strict(),
+    query: z
+      .object({ workspaceId: idSchema("ws").openapi({ param: { name: "workspaceId", in: "query" } }), ...pageQuery })
+      .strict(),
   },
-  responses: {
-    200: jsonResponse("Every connection of the workspace", z.object({ data: z.array(connectionSchema).max(100) })),
-  },
+  responses: { 200: jsonResponse("A page of the workspace's connections", listResponse(connectionSchema)) },
 });
 
 export const deleteConnection = defineOperation({

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { eventTypes } from "../events";
 import { timestampMs } from "../ids";
 import { defineOperation, jsonResponse, withoutCredential } from "../operation";
+import { listResponse, pageQuery } from "../pagination";
 import { cacheableHeaders } from "../responses";
 import { outputText } from "../strings";
 
@@ -81,8 +82,8 @@ export const listIntegrations = defineOperation({
   ...withoutCredential,
   method: "get",
   path: "/public/integrations/crm",
-  request: { headers: conditionalHeaders },
-  responses: cachedResponses("Published integrations", z.object({ data: z.array(integrationSchema).max(50) })),
+  request: { headers: conditionalHeaders, query: z.object(pageQuery).strict() },
+  responses: cachedResponses("A page of the published integrations", listResponse(integrationSchema)),
 });
 
 export const getIntegration = defineOperation({

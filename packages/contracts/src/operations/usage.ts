@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { integer } from "../ids";
 import { costUnits, defineOperation, jsonResponse } from "../operation";
+import { pageQuery, paginationSchema } from "../pagination";
 
 const isoDate = z
   .string()
@@ -32,7 +33,8 @@ export const usageReportSchema = z
   .object({
     from: isoDay,
     to: isoDay,
-    data: z.array(usageEntrySchema).max(366 * 100),
+    data: z.array(usageEntrySchema).max(100),
+    pagination: paginationSchema,
     totals: z.object({ requests: count, costUnits: count, cost: z.number().min(0) }),
   })
   .openapi("UsageReport");
@@ -45,6 +47,7 @@ export const usageQuerySchema = z
     to: isoDate
       .optional()
       .openapi({ param: { name: "to", in: "query" }, description: "Last UTC day (inclusive); default today." }),
+    ...pageQuery,
   })
   .strict();
 
@@ -53,7 +56,7 @@ export const getUsage = defineOperation({
   tag: "Usage",
   summary: "Token usage by day and route",
   description:
-    "Token cost charged to the organization (successful requests only), per UTC day and route, for at most 366 days. Costs are integer units: reads 20 (0.2), writes 40 (0.4), `GET /workspaces` 0. The ledger covers the whole organization, not single workspaces, so it needs a credential without a workspace limit: a key limited to some workspaces gets 403 `workspace_forbidden`.",
+    "Token cost charged to the organization (successful requests only), per UTC day and route, for at most 366 days: entries by day then route, a page at a time; `totals` cover the whole range on every page. Costs are integer units: reads 20 (0.2), writes 40 (0.4), `GET /workspaces` 0. The ledger covers the whole organization, not single workspaces, so it needs a credential without a workspace limit: a key limited to some workspaces gets 403 `workspace_forbidden`.",
   scope: "usage:read",
   costUnits: costUnits.read,
   mcpTool: "usage_get",

@@ -64,16 +64,17 @@ export const listEventTypes = defineOperation({
   operationId: "listEventTypes",
   tag: "Webhooks",
   summary: "List the event types",
-  description: "The 14 event types subscriptions can filter on.",
+  description: "The 14 event types subscriptions can filter on, a page at a time.",
   scope: "webhooks:read",
   costUnits: costUnits.read,
   mcpTool: "webhooks_event_types",
   method: "get",
   path: "/webhooks/event-types",
+  request: { query: z.object(pageQuery).strict() },
   responses: {
     200: jsonResponse(
-      "Every event type",
-      z.object({ data: z.array(z.object({ type: z.enum(eventTypes), description: outputText() })).max(eventTypes.length) }),
+      "A page of the event types",
+      listResponse(z.object({ type: z.enum(eventTypes), description: outputText() }).openapi("EventType")),
     ),
   },
 });

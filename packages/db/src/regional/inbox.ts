@@ -58,6 +58,13 @@ export interface MessageAddress {
 }
 
 export const messageDirections = ["inbound", "outbound"] as const;
+/**
+ * Who a message is from, beyond its direction: a person (the usual case); the mail system (a bounce
+ * or delivery report: null reverse-path or a From without an address); or mail from outside that
+ * claims one of the workspace's own mailboxes as its sender (inbound, never taken for the team's own).
+ */
+export const messageSenderKinds = ["person", "mail_system", "own_mailbox_from_outside"] as const;
+export type MessageSenderKind = (typeof messageSenderKinds)[number];
 
 /**
  * Messages of a conversation. `(workspaceId, messageIdHeader)` is unique: a message delivered twice
@@ -77,7 +84,9 @@ export const messages = sqliteTable(
     text: text("text").notNull(),
     /** Sanitized HTML; null when the message had none or the sanitizer refused it. */
     html: text("html"),
+    /** The sender's `Date` header, as sent; never orders anything (createdAt is when it arrived or was sent here). */
     sentAtMs: integer("sent_at_ms").notNull(),
+    senderKind: text("sender_kind", { enum: messageSenderKinds }).notNull().default("person"),
     /** The `Message-ID` header without angle brackets. */
     messageIdHeader: text("message_id_header").notNull(),
     inReplyTo: text("in_reply_to"),
@@ -86,7 +95,7 @@ export const messages = sqliteTable(
   },
   (table) => [
     uniqueIndex("messages_workspace_message_id").on(table.workspaceId, table.messageIdHeader),
-    index("messages_conversation_sent").on(table.conversationId, table.sentAtMs, table.id),
+    index("messages_conversation_created").on(table.conversationId, table.createdAt, table.id),
   ],
 );
 

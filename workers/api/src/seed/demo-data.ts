@@ -143,5 +143,9 @@ async function seedConversations(
     },
   ];
   for (const mail of mails)
-    await receiveMail(db, bucket, workspace.mailbox, new TextEncoder().encode(rawMail(mail)).buffer as ArrayBuffer);
+    await receiveMail(db, bucket, workspace.mailbox, new TextEncoder().encode(rawMail(mail)).buffer as ArrayBuffer, {
+      nullSender: false,
+      // The answer (From: the mailbox) is the team's own mail, sent before the inbox existed.
+      fromOutside: mail.from !== workspace.mailbox,
+    });
 }

@@ -6,7 +6,7 @@ import { toBase64Url } from "@crm/contracts";
  * token, a consent reference) is never valid for another, and the signing keys' wrapping key is
  * never used to sign anything.
  */
-type IdentityKeyPurpose = "csrf" | "consent-request" | "signing-key-wrap";
+type IdentityKeyPurpose = "csrf" | "consent-request" | "list-cursor" | "signing-key-wrap";
 
 const encoder = new TextEncoder();
 const derived = new Map<string, Promise<CryptoKey>>();
@@ -36,7 +36,7 @@ function derive(secret: string, purpose: IdentityKeyPurpose, algorithm: DerivedA
 }
 
 /** HMAC-SHA-256 key of one purpose. */
-const identityHmacKey = (secret: string, purpose: "csrf" | "consent-request") =>
+const identityHmacKey = (secret: string, purpose: "csrf" | "consent-request" | "list-cursor") =>
   derive(secret, purpose, { name: "HMAC", hash: "SHA-256", length: 256 }, ["sign", "verify"]);
 
 /** AES-256-GCM key that encrypts the signing keys' private halves at rest. */
@@ -44,10 +44,17 @@ export const signingKeyWrapKey = (secret: string) =>
   derive(secret, "signing-key-wrap", { name: "AES-GCM", length: 256 }, ["encrypt", "decrypt"]);
 
 /** Base64url HMAC of `message` under the purpose's key. */
-export async function identityMac(secret: string, purpose: "csrf" | "consent-request", message: string): Promise<string> {
+export async function identityMac(
+  secret: string,
+  purpose: "csrf" | "consent-request" | "list-cursor",
+  message: string,
+): Promise<string> {
   const signature = await crypto.subtle.sign("HMAC", await identityHmacKey(secret, purpose), encoder.encode(message));
   return toBase64Url(new Uint8Array(signature));
 }
+
+/** The secret the gateway's list cursors are signed with (the regions sign theirs with their own `CURSOR_SECRET`). */
+export const listCursorSecret = (secret: string) => identityMac(secret, "list-cursor", "gateway list cursors");
 
 /** Constant-time comparison of two strings (lengths may differ: then they are simply unequal). */
 export function sameSecret(a: string, b: string): boolean {

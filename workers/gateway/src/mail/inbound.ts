@@ -34,6 +34,9 @@ async function refusalReason(response: Response): Promise<string> {
   }
 }
 
+/** The envelope's `MAIL FROM:<>` (RFC 5321 section 4.5.5): bounces and other reports of the mail system. */
+const isNullReversePath = (from: string) => from.trim() === "" || from.trim() === "<>";
+
 /**
  * The gateway's `email()` handler (Email Routing delivers every address of the domain here): finds
  * the recipient's mailbox in the control D1, hands the raw message to its organization's region over
@@ -58,6 +61,7 @@ export async function receiveEmail(message: ForwardableEmailMessage, env: Gatewa
       shard: route.shard,
       mailbox,
       digest: await sha256Hex(raw),
+      nullSender: isNullReversePath(message.from),
       issuedAt: Date.now(),
     };
     const response = await regionService(env, route.region).fetch(

@@ -8,6 +8,7 @@ import {
   operations,
 } from "@crm/contracts";
 import { control, newId } from "@crm/db";
+import { creationOrder, paginate } from "@crm/db/pagination";
 import { and, count, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { generateApiKey, hashApiKey } from "../api-keys";
@@ -70,6 +71,32 @@ export async function listKeys(db: DrizzleD1Database, owner: KeyOwner): Promise<
     .where(ownedLive(owner))
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
   return rows.map(toApiKey);
+}
+
+/** A page of the owner's live keys, newest first, as `GET /api-keys` answers them. */
+export async function pageOfKeys(
+  db: DrizzleD1Database,
+  owner: KeyOwner,
+  page: { limit: number; cursor?: string | undefined },
+  cursorSecret: string,
+) {
+  const { data, pagination } = await paginate<KeyRow>(
+    {
+      scope: `api-keys:${owner.organizationId}:${owner.userId}`,
+      limit: page.limit,
+      cursor: page.cursor,
+      order: creationOrder(apiKeys, "desc"),
+      fetch: ({ after, orderBy, limit }) =>
+        db
+          .select(publicColumns)
+          .from(apiKeys)
+          .where(and(ownedLive(owner), after))
+          .orderBy(...orderBy)
+          .limit(limit),
+    },
+    cursorSecret,
+  );
+  return { data: data.map(toApiKey), pagination };
 }
 
 export async function getKey(db: DrizzleD1Database, owner: KeyOwner, id: string): Promise<ApiKey> {

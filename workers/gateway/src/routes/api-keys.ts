@@ -2,8 +2,9 @@ import type { operations } from "@crm/contracts";
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { GatewayAppEnv } from "../env";
+import { listCursorSecret } from "../identity/identity-secret";
 import { gatewayCall } from "../pipeline/operation-call";
-import { activityOf, createKey, getKey, listKeys, reachableWorkspaces, replaceKey, revokeKey } from "./api-key-store";
+import { activityOf, createKey, getKey, pageOfKeys, reachableWorkspaces, replaceKey, revokeKey } from "./api-key-store";
 
 /** The `/api-keys` routes: the console session's user manages their own keys in the session's organization. */
 type Handler<Id extends keyof typeof operations> = RouteHandler<(typeof operations)[Id]["route"], GatewayAppEnv>;
@@ -11,7 +12,7 @@ type Handler<Id extends keyof typeof operations> = RouteHandler<(typeof operatio
 const ownerOf = (c: Context<GatewayAppEnv>) => ({ organizationId: c.var.actor.organizationId, userId: c.var.actor.actor.id });
 
 export const listApiKeys: Handler<"listApiKeys"> = async (c) =>
-  c.json({ data: await listKeys(c.var.controlDb, ownerOf(c)) }, 200);
+  c.json(await pageOfKeys(c.var.controlDb, ownerOf(c), c.req.valid("query"), await listCursorSecret(c.env.IDENTITY_SECRET)), 200);
 
 export const getApiKey: Handler<"getApiKey"> = async (c) => {
   const { keyId } = c.req.valid("param");

@@ -1,8 +1,10 @@
 import { ApiError, type operations } from "@crm/contracts";
 import { control } from "@crm/db";
+import { paginate } from "@crm/db/pagination";
 import type { RouteHandler } from "@hono/zod-openapi";
-import { and, asc, between, eq } from "drizzle-orm";
+import { and, between, eq, sql } from "drizzle-orm";
 import type { GatewayAppEnv } from "../env";
+import { listCursorSecret } from "../identity/identity-secret";
 
 const dayMs = 86_400_000;
 const maxDays = 366;
@@ -31,13 +33,44 @@ export const getUsage: RouteHandler<(typeof operations.getUsage)["route"], Gatew
     ]);
   }
   const { tokenUsage } = control;
-  const rows = await c.var.controlDb
-    .select({ date: tokenUsage.day, route: tokenUsage.route, requests: tokenUsage.requests, costUnits: tokenUsage.costUnits })
-    .from(tokenUsage)
-    .where(and(eq(tokenUsage.organizationId, c.var.actor.organizationId), between(tokenUsage.day, from, to)))
-    .orderBy(asc(tokenUsage.day), asc(tokenUsage.route));
-  const data = rows.map((row) => ({ ...row, cost: row.costUnits / 100 }));
-  const requests = data.reduce((sum, row) => sum + row.requests, 0);
-  const costUnits = data.reduce((sum, row) => sum + row.costUnits, 0);
-  return c.json({ from, to, data, totals: { requests, costUnits, cost: costUnits / 100 } }, 200);
+  const inRange = and(eq(tokenUsage.organizationId, c.var.actor.organizationId), between(tokenUsage.day, from, to));
+  type UsageRow = { date: string; route: string; requests: number; costUnits: number };
+  const [page, [totals]] = await Promise.all([
+    paginate<UsageRow>(
+      {
+        scope: `usage:${c.var.actor.organizationId}:${from}:${to}`,
+        limit: query.limit,
+        cursor: query.cursor,
+        order: [
+          { column: tokenUsage.day, direction: "asc", valueIn: (row) => row.date },
+          { column: tokenUsage.route, direction: "asc", valueIn: (row) => row.route },
+        ],
+        fetch: ({ after, orderBy, limit }) =>
+          c.var.controlDb
+            .select({
+              date: tokenUsage.day,
+              route: tokenUsage.route,
+              requests: tokenUsage.requests,
+              costUnits: tokenUsage.costUnits,
+            })
+            .from(tokenUsage)
+            .where(and(inRange, after))
+            .orderBy(...orderBy)
+            .limit(limit),
+      },
+      await listCursorSecret(c.env.IDENTITY_SECRET),
+    ),
+    // The totals cover the whole range, whichever page this is.
+    c.var.controlDb
+      .select({
+        requests: sql<number>`coalesce(sum(${tokenUsage.requests}), 0)`,
+        costUnits: sql<number>`coalesce(sum(${tokenUsage.costUnits}), 0)`,
+      })
+      .from(tokenUsage)
+      .where(inRange),
+  ]);
+  const data = page.data.map((row) => ({ ...row, cost: row.costUnits / 100 }));
+  const requests = totals?.requests ?? 0;
+  const costUnits = totals?.costUnits ?? 0;
+  return c.json({ from, to, data, pagination: page.pagination, totals: { requests, costUnits, cost: costUnits / 100 } }, 200);
 };

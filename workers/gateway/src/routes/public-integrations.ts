@@ -1,11 +1,13 @@
-import { ApiError, type operations, publishedIntegrations } from "@crm/contracts";
+import { ApiError, type Integration, type operations, publishedIntegrations } from "@crm/contracts";
+import { paginateFixedList } from "@crm/db/pagination";
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { HandlerEnv } from "../handlers";
+import { listCursorSecret } from "../identity/identity-secret";
 import { openApiDocumentFor } from "../openapi";
 import { answerCached, type CachedJson, cachedJson } from "./cached-json";
 
 interface PublishedCatalogue {
-  list: CachedJson;
+  integrations: Integration[];
   bySlug: Map<string, CachedJson>;
 }
 
@@ -16,18 +18,25 @@ function catalogueFor(origin: string): Promise<PublishedCatalogue> {
   let published = catalogues.get(origin);
   if (!published) {
     const integrations = publishedIntegrations(origin, openApiDocumentFor(origin));
-    published = Promise.all([
-      cachedJson({ data: integrations }),
-      ...integrations.map(async (integration) => [integration.slug, await cachedJson({ integration })] as const),
-    ]).then(([list, ...entries]) => ({ list, bySlug: new Map(entries) }));
+    published = Promise.all(
+      integrations.map(async (integration) => [integration.slug, await cachedJson({ integration })] as const),
+    ).then((entries) => ({ integrations, bySlug: new Map(entries) }));
     catalogues.set(origin, published);
   }
   return published;
 }
 
-/** `GET /public/integrations/crm`: every published integration. */
-export const listIntegrations: RouteHandler<(typeof operations.listIntegrations)["route"], HandlerEnv<"none">> = async (c) =>
-  answerCached(c, (await catalogueFor(new URL(c.req.url).origin)).list);
+/** `GET /public/integrations/crm`: the published integrations, a page at a time. */
+export const listIntegrations: RouteHandler<(typeof operations.listIntegrations)["route"], HandlerEnv<"none">> = async (c) => {
+  const { limit, cursor } = c.req.valid("query");
+  const { integrations } = await catalogueFor(new URL(c.req.url).origin);
+  const page = await paginateFixedList(
+    integrations,
+    { scope: "public-integrations", limit, cursor, keyOf: (integration) => integration.slug },
+    await listCursorSecret(c.env.IDENTITY_SECRET),
+  );
+  return answerCached(c, await cachedJson(page));
+};
 
 /** `GET /public/integrations/crm/{slug}`: one of them; 404 for a slug that is not published. */
 export const getIntegration: RouteHandler<(typeof operations.getIntegration)["route"], HandlerEnv<"none">> = async (c) => {

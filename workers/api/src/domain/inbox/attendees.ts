@@ -13,16 +13,20 @@ export interface Attendee {
   isSender: boolean;
 }
 
-/** The addresses of a message, each once (lower-cased), the sender first and marked. */
+/** The addresses of a message, each once (lower-cased), the sender first and marked; null when the mail system sent it. */
 export function attendeesOf(
-  from: { email: string; name: string | null },
+  from: { email: string; name: string | null } | null,
   recipients: { email: string; name: string | null }[],
 ): Attendee[] {
   const byEmail = new Map<string, Attendee>();
-  for (const [index, person] of [from, ...recipients].entries()) {
+  const people = [
+    ...(from ? [{ ...from, isSender: true }] : []),
+    ...recipients.map((person) => ({ ...person, isSender: false })),
+  ];
+  for (const person of people) {
     const email = person.email.trim().toLowerCase();
     if (!email || byEmail.has(email)) continue;
-    byEmail.set(email, { email, name: person.name, isSender: index === 0 });
+    byEmail.set(email, { email, name: person.name, isSender: person.isSender });
   }
   return [...byEmail.values()];
 }

@@ -7,7 +7,7 @@ import { rowsPerStatement } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { Database, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
-import { type KeysetColumn, paginate } from "../../pagination";
+import { creationOrder, type KeysetColumn, paginate } from "../../pagination";
 import { loadRecord } from "../records/service";
 import { checkAssignees } from "../tasks/links";
 import { linkedFlagStatement } from "./attendees";
@@ -162,10 +162,8 @@ export async function updateConversationOf(
   });
 }
 
-const messageOrder: KeysetColumn<MessageRow>[] = [
-  { column: messages.sentAtMs, direction: "asc", valueIn: (row) => row.sentAtMs },
-  { column: messages.id, direction: "asc", valueIn: (row) => row.id },
-];
+/** Oldest first by when each message arrived or was sent here (DESIGN.md section 8), never by its Date header. */
+const messageOrder: KeysetColumn<MessageRow>[] = creationOrder(messages);
 
 /** The messages of a conversation the actor may see, oldest first. */
 export async function listMessagesOf(

@@ -23,12 +23,25 @@ const maxHeaderLength = 998;
 const maxAddressLength = 254;
 const maxNameLength = 255;
 
-/** An address as stored: trimmed, its display name cut to what a response can show. */
+/** Control characters (C0, DEL, C1) and the Unicode line and paragraph separators: none belongs in a header value. */
+const controlCharacters = /[\p{Cc}\u2028\u2029]/u;
+const controlCharacterRuns = /[\p{Cc}\u2028\u2029]+/gu;
+
+/**
+ * A decoded header value (a subject, a display name) as stored: one line, each run of CR, LF or
+ * other control characters a single space, so an encoded `\r\nBcc: …` can never become a header
+ * again wherever the value is shown or written.
+ */
+export const headerText = (value: string) => value.replace(controlCharacterRuns, " ").trim();
+
+/** An address as stored: trimmed, its display name one line cut to what a response can show. */
 const storedAddress = (address: MessageAddress): MessageAddress => ({
   email: address.email.trim(),
-  name: address.name?.trim().slice(0, maxNameLength) || null,
+  name: headerText(address.name ?? "").slice(0, maxNameLength) || null,
 });
-const isStorable = (address: MessageAddress) => address.email.length > 0 && address.email.length <= maxAddressLength;
+/** An address with a control character inside is no address anyone can be written to: it is not kept. */
+const isStorable = (address: MessageAddress) =>
+  address.email.length > 0 && address.email.length <= maxAddressLength && !controlCharacters.test(address.email);
 
 type MessageAddress = MessageRow["fromAddress"];
 
@@ -57,7 +70,10 @@ export interface IncomingMessage {
   text: string;
   /** As received: it is sanitized here. */
   html: string | null;
+  /** The sender's `Date` header (the sending time for mail sent here): kept, never used to order. */
   sentAtMs: number;
+  /** `person` unless told: a bounce is from the mail system; mail from outside may claim an own mailbox. */
+  senderKind?: regional.MessageSenderKind;
   attachments: IncomingAttachment[];
   /** The conversation a reply sent from the API belongs to; otherwise threading decides. */
   conversationId?: string;
@@ -124,7 +140,7 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
   const inReplyTo = related(repliedTo) ? repliedTo : null;
   // The newest references matter for threading; a response lists at most 100.
   const references = input.references.map(bareMessageId).filter(related).slice(-maxRecipients);
-  const subject = input.subject.trim().slice(0, maxHeaderLength);
+  const subject = headerText(input.subject).slice(0, maxHeaderLength);
 
   const known = await knownMessages(db, workspaceId, [messageIdHeader, ...(inReplyTo ? [inReplyTo] : []), ...references]);
   const existing = known.get(messageIdHeader);
@@ -143,7 +159,9 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
   const text = (input.text.trim() ? input.text : html ? plainTextOf(html) : "").slice(0, maxStoredText);
   const to = input.to.map(storedAddress).filter(isStorable).slice(0, maxRecipients);
   const cc = input.cc.map(storedAddress).filter(isStorable).slice(0, maxRecipients);
-  const attendees = attendeesOf(from, [...to, ...cc]);
+  const senderKind = await senderKindOf(db, workspaceId, input, from);
+  // The mail system is no one to match to a person or to reply to: only the recipients attend.
+  const attendees = attendeesOf(senderKind === "mail_system" ? null : from, [...to, ...cc]);
   const people = await peopleByEmail(
     db,
     workspaceId,
@@ -162,6 +180,7 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
     text,
     html,
     sentAtMs: input.sentAtMs,
+    senderKind,
     messageIdHeader,
     inReplyTo,
     references,
@@ -173,15 +192,16 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
   const statements: BatchItem<"sqlite">[] = [];
   let created: Conversation | undefined;
   if (threadedTo) {
-    // Concurrent messages of one thread: the latest by sending time sets snippet and lifecycle.
-    const isLatest = sql`${input.sentAtMs} >= ${conversations.lastMessageAtMs}`;
+    // The inbox runs on its own clock (DESIGN.md section 8): the message that arrived or was sent
+    // here last sets snippet, lifecycle and the conversation's place, whatever its Date header says.
+    const isLatest = sql`${now} >= ${conversations.lastMessageAtMs}`;
     statements.push(
       db
         .update(conversations)
         .set({
           snippet: sql`case when ${isLatest} then ${snippetOf(text)} else ${conversations.snippet} end`,
           lifecycle: sql`case when ${isLatest} then ${lifecycle} else ${conversations.lifecycle} end`,
-          lastMessageAtMs: sql`max(${conversations.lastMessageAtMs}, ${input.sentAtMs})`,
+          lastMessageAtMs: sql`max(${conversations.lastMessageAtMs}, ${now})`,
           // A customer writing again reopens the conversation; sending does not.
           ...(input.direction === "inbound" ? { isClosed: false } : {}),
           ...(hasAttachments ? { hasAttachments: true } : {}),
@@ -197,7 +217,7 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
       mailbox: mailbox.address,
       subject,
       snippet: snippetOf(text),
-      lastMessageAtMs: input.sentAtMs,
+      lastMessageAtMs: now,
       isClosed: false,
       lifecycle,
       hasAttachments,
@@ -264,6 +284,26 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
     return { ...winner, stored: false, conversationCreated: false };
   }
   return { conversationId, messageId: message.id, stored: true, conversationCreated: created !== undefined };
+}
+
+/**
+ * Mail from outside whose From is one of the workspace's own mailboxes is not the team's: it stays
+ * inbound and says so (DESIGN.md section 8). Other senders are as the caller says.
+ */
+async function senderKindOf(
+  db: Database,
+  workspaceId: string,
+  input: IncomingMessage,
+  from: MessageAddress,
+): Promise<regional.MessageSenderKind> {
+  const told = input.senderKind ?? "person";
+  if (input.direction !== "inbound" || told !== "person") return told;
+  const [own] = await db
+    .select({ address: mailboxes.address })
+    .from(mailboxes)
+    .where(and(eq(mailboxes.workspaceId, workspaceId), eq(mailboxes.address, from.email.toLowerCase())))
+    .limit(1);
+  return own ? "own_mailbox_from_outside" : "person";
 }
 
 /** Stored messages of the workspace among some Message-IDs: their ids and conversations, by Message-ID. */

@@ -1,15 +1,14 @@
 import { ApiError, newWebhookSecret, type operations } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { loadInWorkspace, reachWorkspace } from "../../access";
 import type { ResponseSecrets, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
+import { creationOrder, paginate } from "../../pagination";
 
 const { integrationConnections } = regional;
 export type ConnectionRow = typeof integrationConnections.$inferSelect;
 
-/** A workspace has few connections; the list is one page, and this bounds it. */
-const maxConnectionsListed = 100;
 /** After a rotation the previous secret still verifies for a day, so the provider can switch without a gap. */
 const previousSecretValidMs = 24 * 60 * 60 * 1000;
 
@@ -70,16 +69,26 @@ export async function createConnectionIn(
 }
 
 export async function listConnectionsOf(
-  { db, actor }: ServiceContext,
-  { workspaceId }: QueryOf<typeof operations.listConnections>,
-): Promise<ConnectionRow[]> {
+  { db, actor, cursorSecret }: ServiceContext,
+  { workspaceId, limit, cursor }: QueryOf<typeof operations.listConnections>,
+) {
   await reachWorkspace(db, actor, workspaceId, { what: "Workspace", role: "admin" });
-  return db
-    .select()
-    .from(integrationConnections)
-    .where(eq(integrationConnections.workspaceId, workspaceId))
-    .orderBy(asc(integrationConnections.createdAt), asc(integrationConnections.id))
-    .limit(maxConnectionsListed);
+  return paginate<ConnectionRow>(
+    {
+      scope: `connections:${workspaceId}`,
+      limit,
+      cursor,
+      order: creationOrder(integrationConnections),
+      fetch: ({ after, orderBy, limit }) =>
+        db
+          .select()
+          .from(integrationConnections)
+          .where(and(eq(integrationConnections.workspaceId, workspaceId), after))
+          .orderBy(...orderBy)
+          .limit(limit),
+    },
+    cursorSecret,
+  );
 }
 
 export async function deleteConnectionOf(context: ServiceContext, connectionId: string): Promise<void> {

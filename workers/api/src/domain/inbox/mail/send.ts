@@ -1,5 +1,13 @@
 import { EmailMessage } from "cloudflare:email";
-import { ApiError, type Conversation, type Message, type operations, type Region, signUnsubscribeLink } from "@crm/contracts";
+import {
+  ApiError,
+  type Conversation,
+  type Message,
+  type operations,
+  type Region,
+  recipientAddress,
+  signUnsubscribeLink,
+} from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -129,11 +137,12 @@ export async function replyInConversation(
     .where(and(eq(mailboxes.address, conversation.mailbox), eq(mailboxes.workspaceId, conversation.workspaceId)))
     .limit(1);
   if (!mailbox) throw new ApiError("invalid_request", "This conversation has no mailbox of the workspace to reply from");
-  const [latest, latestInbound] = await Promise.all([
+  const [latest, latestInbound, ownMailboxes] = await Promise.all([
     latestMessage(db, conversation.id),
-    latestMessage(db, conversation.id, "inbound"),
+    latestMessage(db, conversation.id, "fromPerson"),
+    db.select({ address: mailboxes.address }).from(mailboxes).where(eq(mailboxes.workspaceId, conversation.workspaceId)),
   ]);
-  const to = body.to ?? defaultRecipients(latest, latestInbound, mailbox.address);
+  const to = body.to ?? defaultRecipients(latest, latestInbound, new Set(ownMailboxes.map((own) => own.address)));
   if (to.length === 0) {
     throw new ApiError("invalid_request", "The request is not valid; see details.", [
       { path: "body.to", message: "The conversation has no one to reply to: name the recipients" },
@@ -156,20 +165,32 @@ export async function replyInConversation(
 
 const replySubject = (subject: string) => (/^re:/i.test(subject.trim()) ? subject : `Re: ${subject}`).slice(0, 998);
 
-async function latestMessage(db: Database, conversationId: string, direction?: "inbound") {
+/** The latest message here (by arrival, never its Date header); `fromPerson`: the latest inbound one a person sent. */
+async function latestMessage(db: Database, conversationId: string, only?: "fromPerson") {
   const [row] = await db
     .select()
     .from(messages)
-    .where(and(eq(messages.conversationId, conversationId), direction ? eq(messages.direction, direction) : undefined))
-    .orderBy(desc(messages.sentAtMs), desc(messages.id))
+    .where(
+      and(
+        eq(messages.conversationId, conversationId),
+        only ? and(eq(messages.direction, "inbound"), eq(messages.senderKind, "person")) : undefined,
+      ),
+    )
+    .orderBy(desc(messages.createdAt), desc(messages.id))
     .limit(1);
   return row;
 }
 
-/** The sender of the latest inbound message, else whoever the latest message went to (never the mailbox itself). */
-function defaultRecipients(latest: MessageRow | undefined, latestInbound: MessageRow | undefined, mailbox: string): string[] {
+/**
+ * The sender of the latest inbound message a person sent, else whoever the latest message went to:
+ * only addresses a message may be sent to (as `to` in a request), never one of the workspace's own
+ * mailboxes, never the mail system (a bounce is answered by no one).
+ */
+function defaultRecipients(latest: MessageRow | undefined, latestInbound: MessageRow | undefined, ownMailboxes: Set<string>) {
   const candidates = latestInbound ? [latestInbound.fromAddress] : (latest?.toAddresses ?? []);
-  return [...new Set(candidates.map((address) => address.email.toLowerCase()))].filter((address) => address !== mailbox);
+  return [...new Set(candidates.map((address) => address.email.toLowerCase()))].filter(
+    (address) => !ownMailboxes.has(address) && recipientAddress.safeParse(address).success,
+  );
 }
 
 /**

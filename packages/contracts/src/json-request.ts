@@ -1,0 +1,58 @@
+import type { MiddlewareHandler } from "hono";
+import { ApiError } from "./errors";
+import { assertUtf8Body } from "./strings";
+
+/** Deeper than any body of the API needs (a record's JSON values included), shallow enough for every walk over it. */
+export const maxJsonDepth = 64;
+
+const emptyObject = new TextEncoder().encode("{}");
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `maxJsonDepth`: one pass over the
+ * characters with a counter, never a recursion, so a body of 500 000 brackets is refused as
+ * cheaply as it is read (DESIGN.md section 2: 400, never 500). Malformed JSON is left to the parser.
+ */
+export function jsonNestingExceeds(text: string, limit = maxJsonDepth): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * What every JSON route of both Workers does with the body before validation reads it: another
+ * media type is 415; bytes that are not UTF-8 or JSON nested deeper than `maxJsonDepth` levels are
+ * 400; and no body at all, with or without `Content-Type: application/json`, is `{}` (DESIGN.md
+ * section 2: a DELETE, a rotation, a draft's sending take no body or `{}` alike).
+ */
+export const jsonRequestBody: MiddlewareHandler = async (c, next) => {
+  const length = c.req.header("content-length");
+  const mayHaveBody = (length !== undefined && length !== "0") || c.req.header("transfer-encoding") !== undefined;
+  const type = c.req.header("content-type");
+  const isJson = type !== undefined && /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type);
+  if (mayHaveBody && !isJson) throw new ApiError("unsupported_media_type", "Send the request body as application/json");
+  const bytes = mayHaveBody ? await c.req.arrayBuffer() : new ArrayBuffer(0);
+  if (bytes.byteLength > 0) {
+    assertUtf8Body(bytes);
+    if (jsonNestingExceeds(new TextDecoder().decode(bytes))) {
+      throw new ApiError("invalid_request", "The request is not valid; see details.", [
+        { path: "body", message: `JSON nested deeper than ${maxJsonDepth} levels` },
+      ]);
+    }
+  } else if (isJson) {
+    // The validator reads the request's body: an empty JSON body reads as `{}`.
+    const headers = new Headers(c.req.raw.headers);
+    headers.delete("content-length");
+    c.req.raw = new Request(c.req.raw, { headers, body: emptyObject });
+  }
+  await next();
+};
