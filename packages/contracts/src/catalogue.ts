@@ -49,7 +49,9 @@ import {
   updateRecord,
 } from "./operations/records";
 import { createTask, deleteTask, getTask, listRecordTasks, listTasks, updateTask } from "./operations/tasks";
+import { getEvent, listEvents } from "./operations/events";
 import { getUsage } from "./operations/usage";
+import { redeliverWebhookDelivery, replayWebhook, testWebhook } from "./operations/webhook-operations";
 import {
   createWebhook,
   deleteWebhook,
@@ -60,7 +62,7 @@ import {
   rotateWebhookSecret,
   updateWebhook,
 } from "./operations/webhooks";
-import { listWorkspaces } from "./operations/workspaces";
+import { listWorkspaceMembers, listWorkspaces } from "./operations/workspaces";
 
 /**
  * The route catalogue: every public operation exactly once. The gateway reads scopes, costs and
@@ -69,6 +71,7 @@ import { listWorkspaces } from "./operations/workspaces";
  */
 export const operations = {
   listWorkspaces,
+  listWorkspaceMembers,
   listObjectTypes,
   createObjectType,
   updateObjectType,
@@ -131,6 +134,11 @@ export const operations = {
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  testWebhook,
+  redeliverWebhookDelivery,
+  replayWebhook,
+  listEvents,
+  getEvent,
   listMeetings,
   getMeeting,
   createConnection,

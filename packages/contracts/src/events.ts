@@ -67,6 +67,15 @@ export type DomainEvent = z.infer<typeof eventSchema>;
 const withProperties = <Resource extends z.ZodObject, Added extends z.ZodRawShape>(resource: Resource, added: Added) =>
   z.object({ ...(resource.shape as Resource["shape"]), ...added });
 
+/**
+ * Events name people by id, as when they were written: names are read through the API (the
+ * members directory), so an event never carries a name that has changed since.
+ */
+const assigneeIds = z.array(z.object({ id: idSchema("usr") })).max(50);
+const { assignees: _taskAssignees, ...taskEventShape } = taskSchema.shape;
+const taskEventSchema = z.object(taskEventShape);
+const conversationEventSchema = withProperties(conversationSchema, { assignees: assigneeIds });
+
 /** Updates carry the resource after the change and the keys that changed (field slugs for records). */
 const changed = <Resource extends z.ZodObject>(resource: Resource) =>
   withProperties(resource, { changedFields: z.array(z.string().max(255)).max(500) });
@@ -80,13 +89,13 @@ export const eventDataSchemas = {
   "record.created": recordSchema,
   "record.updated": changed(recordSchema),
   "record.deleted": z.object({ id: idSchema("rec"), workspaceId: idSchema("ws"), objectTypeId: idSchema("obj") }),
-  "task.created": taskSchema,
-  "task.updated": changed(taskSchema),
+  "task.created": taskEventSchema,
+  "task.updated": changed(taskEventSchema),
   "task.deleted": z.object({ id: idSchema("task"), workspaceId: idSchema("ws"), recordId: idSchema("rec") }),
   "note.created": noteSchema,
   "note.updated": changed(noteSchema),
   "note.deleted": z.object({ id: idSchema("note"), workspaceId: idSchema("ws"), recordId: idSchema("rec") }),
-  "conversation.created": conversationSchema,
+  "conversation.created": conversationEventSchema,
   "message.received": messageSchema,
   "message.sent": messageSchema,
   "meeting.updated": changed(meetingSchema),
@@ -98,3 +107,33 @@ export type EventData = { [Type in EventType]: z.infer<(typeof eventDataSchemas)
 
 /** Events about a record or what hangs on it name the record's object type, which `objectTypeIds` filters match. */
 export type ObjectTypeEventType = Extract<EventType, `record.${string}` | `task.${string}` | `note.${string}`>;
+
+/**
+ * `webhook.test`: what `POST /webhooks/{webhookId}/test` sends to one subscription. Not one of the
+ * 14 triggers: no change announces it, no filter selects it, and the events feed never lists it.
+ */
+export const webhookTestEventType = "webhook.test";
+/** Every type a delivery can carry: the 14 triggers and the test event. */
+export const deliveredEventTypes = [...eventTypes, webhookTestEventType] as const;
+export type DeliveredEventType = (typeof deliveredEventTypes)[number];
+
+export const webhookTestDataSchema = z.object({
+  webhookId: idSchema("whk"),
+  message: z.string().max(255),
+});
+
+/**
+ * The event of each type exactly as a webhook delivers it and the events feed serves it: the
+ * envelope of DESIGN.md section 10 with that type's `data`. One definition for producers, the
+ * integrations catalogue, the feed and its OpenAPI document.
+ */
+const deliveredEvent = <Type extends EventType>(type: Type) =>
+  z.object({ ...eventSchema.shape, type: z.literal(type), data: eventDataSchemas[type] });
+
+export const typedEventSchemas = Object.fromEntries(eventTypes.map((type) => [type, deliveredEvent(type)])) as {
+  [Type in EventType]: ReturnType<typeof deliveredEvent<Type>>;
+};
+
+export const typedEventSchema = z
+  .discriminatedUnion("type", Object.values(typedEventSchemas) as unknown as [z.ZodObject, ...z.ZodObject[]])
+  .openapi("TypedEvent", { description: "An event as delivered: `data` has the shape its `type` names." });

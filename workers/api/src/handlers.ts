@@ -62,19 +62,26 @@ import { getTask } from "./routes/tasks/get-task";
 import { listRecordTasks } from "./routes/tasks/list-record-tasks";
 import { listTasks } from "./routes/tasks/list-tasks";
 import { updateTask } from "./routes/tasks/update-task";
+import { getEvent } from "./routes/events/get-event";
+import { listEvents } from "./routes/events/list-events";
 import { createWebhook } from "./routes/webhooks/create-webhook";
 import { deleteWebhook } from "./routes/webhooks/delete-webhook";
 import { getWebhook } from "./routes/webhooks/get-webhook";
 import { listEventTypes } from "./routes/webhooks/list-event-types";
 import { listWebhookDeliveries } from "./routes/webhooks/list-webhook-deliveries";
 import { listWebhooks } from "./routes/webhooks/list-webhooks";
+import { redeliverWebhookDelivery } from "./routes/webhooks/redeliver-webhook-delivery";
+import { replayWebhook } from "./routes/webhooks/replay-webhook";
 import { rotateWebhookSecret } from "./routes/webhooks/rotate-webhook-secret";
+import { testWebhook } from "./routes/webhooks/test-webhook";
 import { updateWebhook } from "./routes/webhooks/update-webhook";
+import { listWorkspaceMembers } from "./routes/workspaces/list-workspace-members";
 import { listWorkspaces } from "./routes/workspaces/list-workspaces";
 
 /** Every regional catalogue operation has exactly one handler here; the type makes a missing one a compile error. */
 export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof operations)[Id]> } = {
   listWorkspaces,
+  listWorkspaceMembers,
   listObjectTypes,
   createObjectType,
   updateObjectType,
@@ -136,6 +143,11 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  testWebhook,
+  redeliverWebhookDelivery,
+  replayWebhook,
+  listEvents,
+  getEvent,
   listMeetings,
   getMeeting,
   createConnection,

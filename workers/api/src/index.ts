@@ -1,5 +1,6 @@
 import { createApp } from "./app";
 import { deliverBatch } from "./domain/webhooks/deliver";
+import { pruneEvents } from "./domain/events-feed/stored-events";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { fanOut } from "./domain/webhooks/fanout";
 import type { DeliveryMessage, EventsMessage } from "./domain/webhooks/messages";
@@ -40,7 +41,11 @@ export default {
   },
   async scheduled(_controller, env) {
     await Promise.all(
-      everyShard(env).flatMap((shard) => [purgeExpiredIdempotencyKeys(shard.db), dispatchOutbox(shard, env, sweepAfterMs)]),
+      everyShard(env).flatMap((shard) => [
+        purgeExpiredIdempotencyKeys(shard.db),
+        dispatchOutbox(shard, env, sweepAfterMs),
+        pruneEvents(shard.db),
+      ]),
     );
   },
 } satisfies ExportedHandler<RegionEnv, EventsMessage | DeliveryMessage>;

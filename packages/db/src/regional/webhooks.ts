@@ -20,7 +20,11 @@ export const eventOutbox = sqliteTable(
     /** When a dispatcher took the row to send it; see `dispatchOutbox`. */
     claimedAt: integer("claimed_at"),
   },
-  (table) => [index("event_outbox_unqueued").on(table.queuedAt, table.createdAt)],
+  (table) => [
+    index("event_outbox_unqueued").on(table.queuedAt, table.createdAt),
+    index("event_outbox_feed").on(table.workspaceId),
+    index("event_outbox_feed_since").on(table.workspaceId, table.createdAt),
+  ],
 );
 
 /** Outbound webhook subscriptions of a workspace. The secret signs deliveries (Standard Webhooks). */

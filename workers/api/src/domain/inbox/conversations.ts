@@ -28,7 +28,7 @@ export async function loadConversation({ db, actor }: ServiceContext, id: string
 
 export async function readConversation(context: ServiceContext, conversationId: string): Promise<Conversation> {
   const { row } = await loadConversation(context, conversationId);
-  return (await conversationResponses(context.db, row.workspaceId, [row]))[0] as Conversation;
+  return (await conversationResponses(context, row.workspaceId, [row]))[0] as Conversation;
 }
 
 /** The conversations of a workspace the actor may see, newest first, through a view and filters. */
@@ -61,7 +61,7 @@ export async function listConversationsOf(context: ServiceContext, input: QueryO
     },
     cursorSecret,
   );
-  return { data: await conversationResponses(db, workspaceId, page.data), pagination: page.pagination };
+  return { data: await conversationResponses(context, workspaceId, page.data), pagination: page.pagination };
 }
 
 /** The conversations linked to a record (by hand or by attendee), newest first. */
@@ -92,7 +92,7 @@ export async function listConversationsOfRecord(
     },
     cursorSecret,
   );
-  return { data: await conversationResponses(db, record.workspaceId, page.data), pagination: page.pagination };
+  return { data: await conversationResponses(context, record.workspaceId, page.data), pagination: page.pagination };
 }
 
 /** Live records of the workspace among `ids`; the others are 400 naming their position. */
@@ -151,7 +151,7 @@ export async function updateConversationOf(
   }
   await runBatch(db, statements);
   const [updated] = await db.select().from(conversations).where(eq(conversations.id, row.id));
-  return (await conversationResponses(db, row.workspaceId, [updated as ConversationRow]))[0] as Conversation;
+  return (await conversationResponses(context, row.workspaceId, [updated as ConversationRow]))[0] as Conversation;
 }
 
 const messageOrder: KeysetColumn<MessageRow>[] = [

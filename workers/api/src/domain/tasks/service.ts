@@ -12,7 +12,7 @@ import { changedKeys, eventStatement } from "../events";
 import { objectTypeOfRecord } from "../records/object-type-of";
 import { loadRecord } from "../records/service";
 import { checkAssignees, linkedConversation } from "./links";
-import { type TaskResponse, type TaskRow, taskResponse } from "./response";
+import { shownTask, shownTasks, type TaskResponse, type TaskRow, taskResponse } from "./response";
 
 const { tasks, workspaces } = regional;
 
@@ -32,7 +32,7 @@ export async function createTaskOn(
   context: ServiceContext,
   recordId: string,
   input: BodyOf<typeof operations.createTask>,
-): Promise<TaskResponse> {
+) {
   const { db, actor } = context;
   const record = await loadRecord(context, recordId, "member");
   const assigneeUserIds = [...new Set(input.assigneeUserIds ?? [])];
@@ -68,17 +68,18 @@ export async function createTaskOn(
       now,
     ),
   ]);
-  return task;
+  return shownTask(context, task);
 }
 
-export const readTask = async (context: ServiceContext, taskId: string) => taskResponse(await loadTask(context, taskId));
+export const readTask = async (context: ServiceContext, taskId: string) =>
+  shownTask(context, taskResponse(await loadTask(context, taskId)));
 
 /** Changes a task; a source-managed one only in its assignees. `task.updated` lists the keys whose value changed. */
 export async function updateTaskOf(
   context: ServiceContext,
   taskId: string,
   changes: BodyOf<typeof operations.updateTask>,
-): Promise<TaskResponse> {
+) {
   const { db, actor } = context;
   const task = await loadTask(context, taskId, "member");
   if (sourceOwned.some((key) => changes[key] !== undefined)) {
@@ -117,7 +118,7 @@ export async function updateTaskOf(
       now,
     ),
   ]);
-  return response;
+  return shownTask(context, response);
 }
 
 /** Soft delete: the task leaves every list and read for good (no restore route exists). */
@@ -166,7 +167,7 @@ export async function listTasksOfRecord(
     },
     cursorSecret,
   );
-  return { data: page.data.map(taskResponse), pagination: page.pagination };
+  return { data: await shownTasks(context, page.data.map(taskResponse)), pagination: page.pagination };
 }
 
 /** The live tasks of a workspace, by assignee, status and due date. */
@@ -202,7 +203,7 @@ export async function listTasksOfWorkspace(context: ServiceContext, query: Query
     },
     cursorSecret,
   );
-  return { data: page.data.map(taskResponse), pagination: page.pagination };
+  return { data: await shownTasks(context, page.data.map(taskResponse)), pagination: page.pagination };
 }
 
 export interface SourceManagedTask {
