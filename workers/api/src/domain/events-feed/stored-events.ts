@@ -69,30 +69,35 @@ export async function startOfSince(db: Database, workspaceId: string, sinceMs: n
   return first ? first.position - 1 : Number.MAX_SAFE_INTEGER;
 }
 
-/** Outbox rows at a time the sweep deletes, and at most this many statements a run per shard. */
-const pruneBatch = 500;
-const maxPruneBatches = 20;
+/** How much the scheduled sweep prunes: rows a statement, statements a run per shard. */
+export interface PruneBounds {
+  batch: number;
+  batches: number;
+}
 
 /**
- * The scheduled sweep's pruning: events older than 30 days leave the outbox, oldest first, at most
- * `pruneBatch` rows a statement and `maxPruneBatches` statements a run, so a backlog is worked off
- * over several runs without one run holding the database. Each statement looks only at the oldest
- * rows in write order (a bounded read), and never deletes the newest row of the shard: SQLite hands
- * out rowids after the largest one present, and a feed cursor must never see a rowid again.
- * Stopping anywhere loses nothing: a later run deletes what is left. Returns the rows deleted.
+ * The scheduled sweep's pruning: events queued more than 30 days ago leave the outbox, oldest first,
+ * at most `batch` rows a statement and `batches` statements a run, so a backlog is worked off over
+ * several runs without one run holding the database. Each statement reads through the
+ * `(queued_at, created_at)` index only as far as it deletes; it never deletes the newest row of the
+ * shard, since SQLite hands out rowids after the largest one present and a feed cursor must never
+ * meet a rowid again. Stopping anywhere loses nothing: a later run deletes what is left. An event
+ * never queued stays until the dispatcher has sent it. Returns the rows deleted.
  */
-export async function pruneEvents(db: Database, now = Date.now()): Promise<number> {
+export async function pruneEvents(db: Database, now = Date.now(), bounds: PruneBounds = { batch: 500, batches: 20 }) {
+  const cutoff = keptSince(now);
   let deleted = 0;
-  for (let batch = 0; batch < maxPruneBatches; batch++) {
+  for (let batch = 0; batch < bounds.batches; batch++) {
     const result = await db.run(sql`
       delete from ${eventOutbox} where rowid in (
         select rowid from ${eventOutbox}
-        where rowid < (select max(rowid) from ${eventOutbox})
-        order by rowid limit ${pruneBatch}
-      ) and ${eventOutbox.createdAt} < ${keptSince(now)}`);
+        where ${eventOutbox.queuedAt} < ${cutoff} and ${eventOutbox.createdAt} < ${cutoff}
+          and rowid < (select max(rowid) from ${eventOutbox})
+        order by ${eventOutbox.queuedAt} limit ${bounds.batch}
+      )`);
     const changes = result.meta.changes ?? 0;
     deleted += changes;
-    if (changes < pruneBatch) return deleted;
+    if (changes < bounds.batch) break;
   }
   return deleted;
 }
