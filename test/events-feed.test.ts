@@ -66,7 +66,10 @@ describe("GET /events", () => {
     const seen = await walk(workspace.key, `workspaceId=${workspace.workspaceId}&limit=5`, async () => {
       // Two writes at once between pages, while the walk goes on.
       writes += 2;
-      await Promise.all([createRecord(workspace.key, workspace.objectTypeId), createRecord(workspace.key, workspace.objectTypeId)]);
+      await Promise.all([
+        createRecord(workspace.key, workspace.objectTypeId),
+        createRecord(workspace.key, workspace.objectTypeId),
+      ]);
     });
     expect(writes).toBeGreaterThan(0);
     const ids = seen.map((event) => event.id);
@@ -77,7 +80,11 @@ describe("GET /events", () => {
     const all = [...ids, ...rest.map((event) => event.id)];
     expect(all).toEqual((await stored(workspace.workspaceId)).map((row) => row.id));
     expect(all.length).toBe(12 + writes);
-    expect(seen[0]).toMatchObject({ type: "record.created", workspaceId: workspace.workspaceId, objectTypeId: workspace.objectTypeId });
+    expect(seen[0]).toMatchObject({
+      type: "record.created",
+      workspaceId: workspace.workspaceId,
+      objectTypeId: workspace.objectTypeId,
+    });
   }, 30_000);
 
   it("serves an event exactly as the webhook payload the outbox stored, alone and in the list", async () => {
@@ -102,7 +109,9 @@ describe("GET /events", () => {
     await expectStatus(200, `/records/${record.id}`, { method: "DELETE", key: workspace.key });
     const base = `workspaceId=${workspace.workspaceId}`;
     const types = (events: Event[]) => events.map((event) => [event.type, event.objectTypeId]);
-    expect(types(await walk(workspace.key, `${base}&types=record.deleted`))).toEqual([["record.deleted", workspace.objectTypeId]]);
+    expect(types(await walk(workspace.key, `${base}&types=record.deleted`))).toEqual([
+      ["record.deleted", workspace.objectTypeId],
+    ]);
     expect(types(await walk(workspace.key, `${base}&types=record.created,record.deleted&objectTypeId=${second.id}`))).toEqual([
       ["record.created", second.id],
     ]);
@@ -149,7 +158,11 @@ describe("GET /events", () => {
     const customer = `known-${unique()}@customer.example`;
     await addPerson(workspace.key, workspace.workspaceId, "Known Customer", customer);
     for (const from of [customer, `stranger-${unique()}@elsewhere.example`]) {
-      const delivery = await deliver(rawMessage({ from, to: workspace.mailbox, subject: `From ${from}` }), workspace.mailbox, from);
+      const delivery = await deliver(
+        rawMessage({ from, to: workspace.mailbox, subject: `From ${from}` }),
+        workspace.mailbox,
+        from,
+      );
       expect(delivery.rejected).toBeNull();
     }
     const scoped = await addInboxMember(workspace, "member", "record_read");
@@ -159,7 +172,9 @@ describe("GET /events", () => {
     const linked = await regionDb("us")
       .select({ id: regional.conversations.id })
       .from(regional.conversations)
-      .where(and(eq(regional.conversations.workspaceId, workspace.workspaceId), eq(regional.conversations.hasLinkedRecords, true)));
+      .where(
+        and(eq(regional.conversations.workspaceId, workspace.workspaceId), eq(regional.conversations.hasLinkedRecords, true)),
+      );
     expect(linked).toHaveLength(1);
     const conversationOf = (event: Event) => (event.type === "conversation.created" ? event.data.id : event.data.conversationId);
     const visible = await walk(scoped.key, base);
@@ -199,7 +214,8 @@ describe("event retention", () => {
     const recent = at(29, 2);
     await db.run(insertRowsAsJson(db, eventOutbox, [...oldest, ...older, ...recent]));
     const left = async () =>
-      (await db.select({ id: eventOutbox.id }).from(eventOutbox).where(eq(eventOutbox.workspaceId, workspace.workspaceId))).length;
+      (await db.select({ id: eventOutbox.id }).from(eventOutbox).where(eq(eventOutbox.workspaceId, workspace.workspaceId)))
+        .length;
 
     // Ten days ago by the injected clock, only the 45-day-old events were past 30 days: 2 batches of 10 take 20 of them.
     expect(await pruneEvents(db, now - 10 * dayMs, { batch: 10, batches: 2 })).toBe(20);
@@ -211,7 +227,12 @@ describe("event retention", () => {
     const remaining = await db
       .select({ id: eventOutbox.id })
       .from(eventOutbox)
-      .where(inArray(eventOutbox.id, [...oldest, ...older, ...recent].map((row) => row.id)));
+      .where(
+        inArray(
+          eventOutbox.id,
+          [...oldest, ...older, ...recent].map((row) => row.id),
+        ),
+      );
     expect(remaining.map((row) => row.id).sort()).toEqual(recent.map((row) => row.id).sort());
   });
 });

@@ -239,7 +239,8 @@ describe("POST /webhooks/{webhookId}/replay", () => {
       };
     });
     const db = regionDb("us");
-    for (let i = 0; i < history.length; i += 500) await db.run(insertRowsAsJson(db, regional.eventOutbox, history.slice(i, i + 500)));
+    for (let i = 0; i < history.length; i += 500)
+      await db.run(insertRowsAsJson(db, regional.eventOutbox, history.slice(i, i + 500)));
 
     while (Date.now() <= start + 100) await new Promise((resolve) => setTimeout(resolve, 20));
     const live = await place();

@@ -55,7 +55,8 @@ async function addOrganizationUser(organizationId: string, name: string, role: "
   return id;
 }
 
-const rename = (userId: string, name: string) => controlDb().update(control.users).set({ name }).where(eq(control.users.id, userId));
+const rename = (userId: string, name: string) =>
+  controlDb().update(control.users).set({ name }).where(eq(control.users.id, userId));
 
 describe("GET /workspaces/{workspaceId}/members", () => {
   it("lists members, admins and owners through inherited access, and agents; not users outside the workspace", async () => {
@@ -118,7 +119,11 @@ describe("GET /workspaces/{workspaceId}/members", () => {
     );
     expect(sibling.error.code).toBe("invalid_cursor");
     for (const query of ["limit=0", "limit=101", "limit=abc", "foo=1"]) {
-      const bad = await get<{ error: { code: string } }>(`/workspaces/${workspace.workspaceId}/members?${query}`, workspace.key, 400);
+      const bad = await get<{ error: { code: string } }>(
+        `/workspaces/${workspace.workspaceId}/members?${query}`,
+        workspace.key,
+        400,
+      );
       expect(bad.error.code).toBe("invalid_request");
     }
     await get(`/workspaces/not-an-id/members`, workspace.key, 400);
@@ -152,7 +157,10 @@ describe("people shown inside resources", () => {
 
     await rename(bob.userId, "Robert Baker");
     const renamed = { ...bobShown, name: "Robert Baker" };
-    const conversation = await get<{ conversation: { assignees: unknown } }>(`/inbox/conversations/${conversationId}`, workspace.key);
+    const conversation = await get<{ conversation: { assignees: unknown } }>(
+      `/inbox/conversations/${conversationId}`,
+      workspace.key,
+    );
     expect(conversation.conversation.assignees).toEqual([renamed]);
     const list = await get<Page<{ id: string; assignees: unknown }>>(
       `/inbox/conversations?workspaceId=${workspace.workspaceId}`,

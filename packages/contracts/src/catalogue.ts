@@ -10,6 +10,7 @@ import {
 } from "./operations/crm-fields";
 import { createObjectType, deleteObjectType, listObjectTypes, updateObjectType } from "./operations/crm-objects";
 import { createView, deleteView, getView, listViews, reorderViews, updateView } from "./operations/crm-views";
+import { getEvent, listEvents } from "./operations/events";
 import {
   createComposeDraft,
   deleteComposeDraft,
@@ -49,7 +50,6 @@ import {
   updateRecord,
 } from "./operations/records";
 import { createTask, deleteTask, getTask, listRecordTasks, listTasks, updateTask } from "./operations/tasks";
-import { getEvent, listEvents } from "./operations/events";
 import { getUsage } from "./operations/usage";
 import { redeliverWebhookDelivery, replayWebhook, testWebhook } from "./operations/webhook-operations";
 import {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { idSchema } from "./ids";
+import { idSchema, timestampMs } from "./ids";
 import { conversationSchema, messageSchema } from "./operations/inbox-schemas";
 import { meetingSchema } from "./operations/meetings";
 import { noteSchema } from "./operations/notes";
@@ -122,13 +122,26 @@ export const webhookTestDataSchema = z.object({
   message: z.string().max(255),
 });
 
+/** The envelope (DESIGN.md section 10) with every string and number bounded, as the published document states them. */
+const deliveredEnvelope = {
+  id: idSchema("evt"),
+  createdAt: timestampMs,
+  organizationId: idSchema("org"),
+  workspaceId: idSchema("ws"),
+  objectTypeId: idSchema("obj").optional(),
+  actor: z.object({
+    type: z.enum(["user", "app", "agent", "system"]),
+    id: z.string().max(255).openapi({ description: "The actor's id (`usr_…`, `agt_…`, an app's client id), or `system`" }),
+  }),
+};
+
 /**
  * The event of each type exactly as a webhook delivers it and the events feed serves it: the
  * envelope of DESIGN.md section 10 with that type's `data`. One definition for producers, the
  * integrations catalogue, the feed and its OpenAPI document.
  */
 const deliveredEvent = <Type extends EventType>(type: Type) =>
-  z.object({ ...eventSchema.shape, type: z.literal(type), data: eventDataSchemas[type] });
+  z.object({ ...deliveredEnvelope, type: z.literal(type), data: eventDataSchemas[type] });
 
 export const typedEventSchemas = Object.fromEntries(eventTypes.map((type) => [type, deliveredEvent(type)])) as {
   [Type in EventType]: ReturnType<typeof deliveredEvent<Type>>;

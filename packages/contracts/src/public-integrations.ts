@@ -1,4 +1,4 @@
-import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { catalogue, operations } from "./catalogue";
 import { type EventType, eventDescriptions, eventTypes, typedEventSchemas } from "./events";
 import type { openApiDocument } from "./openapi";

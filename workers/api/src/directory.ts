@@ -34,7 +34,9 @@ export function gatewayDirectory(env: Pick<RegionEnv, "GATEWAY" | "GATEWAY_CONTE
       const found = await entries(organizationId, { userIds: wanted, everyAdmin: false, agents: false });
       return new Map(
         found.flatMap((entry) =>
-          entry.type === "user" && entry.email !== null ? [[entry.id, { id: entry.id, name: entry.name, email: entry.email }]] : [],
+          entry.type === "user" && entry.email !== null
+            ? [[entry.id, { id: entry.id, name: entry.name, email: entry.email }]]
+            : [],
         ),
       );
     },

@@ -1,6 +1,6 @@
 import { createApp } from "./app";
-import { deliverBatch } from "./domain/webhooks/deliver";
 import { pruneEvents } from "./domain/events-feed/stored-events";
+import { deliverBatch } from "./domain/webhooks/deliver";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { fanOut } from "./domain/webhooks/fanout";
 import type { DeliveryMessage, EventsMessage } from "./domain/webhooks/messages";

@@ -19,6 +19,7 @@ const typesQuery = z
   .openapi({
     param: { name: "types", in: "query" },
     type: "string",
+    maxLength: 500,
     description: "Only events of these types, comma-separated (e.g. `record.created,record.updated`)",
     example: "record.created,record.updated",
   });
@@ -52,10 +53,7 @@ export const listEvents = defineOperation({
       .strict(),
   },
   responses: {
-    200: jsonResponse(
-      "A page of events",
-      z.object({ data: z.array(typedEventSchema).max(100), pagination: paginationSchema }),
-    ),
+    200: jsonResponse("A page of events", z.object({ data: z.array(typedEventSchema).max(100), pagination: paginationSchema })),
   },
 });
 

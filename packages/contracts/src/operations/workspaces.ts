@@ -59,10 +59,7 @@ export const workspaceMemberSchema = z
       .max(254)
       .nullable()
       .openapi({ format: "email", description: "The user's address; null for agents", example: "bob@acme.example" }),
-    role: z
-      .enum(workspaceRoles)
-      .nullable()
-      .openapi({ description: "The effective role in the workspace; null for agents" }),
+    role: z.enum(workspaceRoles).nullable().openapi({ description: "The effective role in the workspace; null for agents" }),
     isInheritedAccess: z.boolean().openapi({
       description: "True for organization admins and owners who reach the workspace without a membership, and for agents",
     }),

@@ -21,7 +21,10 @@ export async function listWorkspaceMembersOf(
 ) {
   await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
   const memberships = new Map(
-    (await db.select().from(workspaceMembers).where(eq(workspaceMembers.workspaceId, workspaceId))).map((row) => [row.userId, row]),
+    (await db.select().from(workspaceMembers).where(eq(workspaceMembers.workspaceId, workspaceId))).map((row) => [
+      row.userId,
+      row,
+    ]),
   );
   const entries = await directory.entries(actor.organizationId, {
     userIds: [...memberships.keys()],
@@ -30,7 +33,9 @@ export async function listWorkspaceMembersOf(
   });
   const members = entries.flatMap((entry): WorkspaceMember[] => {
     if (entry.type === "agent")
-      return [{ id: entry.id, type: "agent", name: entry.name, email: null, role: null, isInheritedAccess: true, inboxAccess: "all" }];
+      return [
+        { id: entry.id, type: "agent", name: entry.name, email: null, role: null, isInheritedAccess: true, inboxAccess: "all" },
+      ];
     const membership = memberships.get(entry.id) ?? null;
     const access = userAccess(entry.organizationRole, membership);
     if (entry.organizationRole === null || access.role === null) return [];

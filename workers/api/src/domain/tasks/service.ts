@@ -28,11 +28,7 @@ function refuseSourceManaged(task: TaskRow, message: string): void {
   }
 }
 
-export async function createTaskOn(
-  context: ServiceContext,
-  recordId: string,
-  input: BodyOf<typeof operations.createTask>,
-) {
+export async function createTaskOn(context: ServiceContext, recordId: string, input: BodyOf<typeof operations.createTask>) {
   const { db, actor } = context;
   const record = await loadRecord(context, recordId, "member");
   const assigneeUserIds = [...new Set(input.assigneeUserIds ?? [])];
@@ -75,11 +71,7 @@ export const readTask = async (context: ServiceContext, taskId: string) =>
   shownTask(context, taskResponse(await loadTask(context, taskId)));
 
 /** Changes a task; a source-managed one only in its assignees. `task.updated` lists the keys whose value changed. */
-export async function updateTaskOf(
-  context: ServiceContext,
-  taskId: string,
-  changes: BodyOf<typeof operations.updateTask>,
-) {
+export async function updateTaskOf(context: ServiceContext, taskId: string, changes: BodyOf<typeof operations.updateTask>) {
   const { db, actor } = context;
   const task = await loadTask(context, taskId, "member");
   if (sourceOwned.some((key) => changes[key] !== undefined)) {

@@ -179,7 +179,13 @@ export async function replayOf(
     await lane.accept(
       page.map((event, i) => {
         const id = ids[i] as string;
-        return deliveryOf(context, webhook, { ...event, type: event.type as DeliveredEventType }, (attempts.get(id) ?? 0) + 1, id);
+        return deliveryOf(
+          context,
+          webhook,
+          { ...event, type: event.type as DeliveredEventType },
+          (attempts.get(id) ?? 0) + 1,
+          id,
+        );
       }),
     );
     count += page.length;
