@@ -132,6 +132,21 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
     });
     return webhook.id;
   },
+  // An event of the foreign workspace, read from its own feed.
+  eventId: async (tenant) => {
+    await foreignId("recordId", tenant);
+    const page = (await (
+      await call(`/events?workspaceId=${tenant.workspaceId}&types=record.created&limit=1`, { key: tenant.key })
+    ).json()) as { data: { id: string }[] };
+    return page.data[0]?.id as string;
+  },
+  // A test delivery of the foreign subscription.
+  deliveryId: async (tenant) => {
+    const webhookId = await foreignId("webhookId", tenant);
+    const response = await call(`/webhooks/${webhookId}/test`, { method: "POST", key: tenant.key });
+    if (response.status !== 202) throw new Error(`test delivery as a foreign owner: ${response.status} ${await response.text()}`);
+    return ((await response.json()) as { delivery: { deliveryId: string } }).delivery.deliveryId;
+  },
   // The foreign owner's own API key: a console session must not see or touch it.
   keyId: async ({ key }) => {
     const [row] = await drizzle(env.CONTROL_DB)

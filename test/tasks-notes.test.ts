@@ -82,6 +82,10 @@ describe("tasks", () => {
       descriptionPlain: "Include pricing & terms\n\nxsite\nstyled",
       dueAt: 1767571200000,
       assigneeUserIds: [bob.id, alice.id],
+      assignees: [
+        { id: bob.id, name: bob.name, email: bob.email },
+        { id: alice.id, name: alice.name, email: alice.email },
+      ],
       linkedResources: [
         { resourceType: "conversation", resourceId: conversationId, label: "Renewal question", channel: "email" },
       ],

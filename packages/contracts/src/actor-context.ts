@@ -3,6 +3,7 @@ import type { Scope } from "./scopes";
 /** The regions an organization's data can live in; each runs its own regional Worker and D1. */
 export const regions = ["us", "eu"] as const;
 export type Region = (typeof regions)[number];
+export const isRegion = (value: string): value is Region => (regions as readonly string[]).includes(value);
 
 /**
  * What the gateway established about a request, handed to the regional Worker.

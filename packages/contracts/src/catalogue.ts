@@ -11,6 +11,7 @@ import {
 } from "./operations/crm-fields";
 import { createObjectType, deleteObjectType, listObjectTypes, updateObjectType } from "./operations/crm-objects";
 import { createView, deleteView, getView, listViews, reorderViews, updateView } from "./operations/crm-views";
+import { getEvent, listEvents } from "./operations/events";
 import {
   createComposeDraft,
   deleteComposeDraft,
@@ -51,6 +52,7 @@ import {
 } from "./operations/records";
 import { createTask, deleteTask, getTask, listRecordTasks, listTasks, updateTask } from "./operations/tasks";
 import { getUsage } from "./operations/usage";
+import { redeliverWebhookDelivery, replayWebhook, testWebhook } from "./operations/webhook-operations";
 import {
   createWebhook,
   deleteWebhook,
@@ -61,7 +63,7 @@ import {
   rotateWebhookSecret,
   updateWebhook,
 } from "./operations/webhooks";
-import { listWorkspaces } from "./operations/workspaces";
+import { listWorkspaceMembers, listWorkspaces } from "./operations/workspaces";
 
 /**
  * The route catalogue: every public operation exactly once. The gateway reads scopes, costs and
@@ -70,6 +72,7 @@ import { listWorkspaces } from "./operations/workspaces";
  */
 export const operations = {
   listWorkspaces,
+  listWorkspaceMembers,
   listObjectTypes,
   createObjectType,
   updateObjectType,
@@ -132,6 +135,11 @@ export const operations = {
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  testWebhook,
+  redeliverWebhookDelivery,
+  replayWebhook,
+  listEvents,
+  getEvent,
   listMeetings,
   getMeeting,
   createConnection,

@@ -45,6 +45,57 @@ export interface Release {
 
 export const changelog: Release[] = [
   {
+    date: "2026-11-26",
+    title: "Members directory, events feed, webhook test, redelivery and replay",
+    changes: [
+      {
+        category: "addition",
+        summary:
+          "`GET /workspaces/{workspaceId}/members`: the workspace's members, the organization's admins and owners (`isInheritedAccess: true`) and its agents, each with `type`, `name`, `email` (users), `role`, `isInheritedAccess` and `inboxAccess`; no scope needed, like `GET /workspaces`. MCP tool `workspaces_members_list`.",
+        routes: ["GET /workspaces/{workspaceId}/members"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "People inside resources are shown as the members directory shows them: conversation `assignees` are `[{ id, name, email }]` (were `[{ id }]`), and tasks keep `assigneeUserIds` and add `assignees: [{ id, name, email }]`. Names are read when the resource is read, so a changed name shows everywhere at once. Events keep naming assignees by id.",
+        routes: [
+          "GET /inbox/conversations",
+          "GET /inbox/conversations/{conversationId}",
+          "PATCH /inbox/conversations/{conversationId}",
+          "GET /tasks",
+          "GET /tasks/{taskId}",
+          "POST /records/{recordId}/tasks",
+          "GET /records/{recordId}/tasks",
+          "PATCH /tasks/{taskId}",
+        ],
+      },
+      {
+        category: "addition",
+        summary:
+          "`GET /events` (`workspaceId`, `types` comma-separated, `objectTypeId`, `sinceMs` or `afterEventId`, `limit`, `cursor`) and `GET /events/{eventId}`: the events of the last 30 days, oldest first in the order they were written, exactly as webhooks deliver them; paging while events are written misses none and repeats none. New scope `events:read`. Members with record-scoped inbox access do not see the events of conversations they may not see. MCP tools `events_list` and `events_get`.",
+        routes: ["GET /events", "GET /events/{eventId}"],
+      },
+      {
+        category: "addition",
+        summary:
+          "`POST /webhooks/{webhookId}/test`: a signed `webhook.test` event to that subscription only, through its delivery lane, 202 `{ delivery }`; it shows in the subscription's deliveries. An inactive subscription is refused with the new error code `webhook_disabled` (409) and the reason. MCP tool `webhooks_test`.",
+        routes: ["POST /webhooks/{webhookId}/test"],
+      },
+      {
+        category: "addition",
+        summary:
+          "`POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver`: one more attempt of a delivery that ended, with the same `webhook-id`, 202 `{ delivery }`; a delivery still waiting for a retry is 409 with the new error code `delivery_pending`. MCP tool `webhooks_redeliver`.",
+        routes: ["POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver"],
+      },
+      {
+        category: "addition",
+        summary:
+          "`POST /webhooks/{webhookId}/replay { sinceMs, untilMs? }` (at most 30 days back): every event of the range the subscription's filters match, delivered again with its original `webhook-id` at the lane's own pace, without slowing other subscriptions; 202 `{ queued }`. MCP tool `webhooks_replay`.",
+        routes: ["POST /webhooks/{webhookId}/replay"],
+      },
+    ],
+  },
+  {
     date: "2026-11-23",
     title: "MCP, the integrations catalogue, the change log as JSON, isolated webhook delivery",
     changes: [

@@ -20,6 +20,8 @@ export const errorStatus = {
   system_resource: 409,
   conflict: 409,
   recipient_unsubscribed: 409,
+  webhook_disabled: 409,
+  delivery_pending: 409,
   route_removed: 410,
   precondition_failed: 412,
   payload_too_large: 413,

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { idSchema } from "./ids";
+import { idSchema, timestampMs } from "./ids";
 import { conversationSchema, type Message, messageSchema } from "./operations/inbox-schemas";
 import { meetingSchema } from "./operations/meetings";
 import { noteSchema } from "./operations/notes";
@@ -86,6 +86,15 @@ const truncated = z.boolean().openapi({
 const eventData = <Resource extends z.ZodObject>(resource: Resource) =>
   withProperties(resource, { truncated: truncated.optional() });
 
+/**
+ * Events name people by id, as when they were written: names are read through the API (the
+ * members directory), so an event never carries a name that has changed since.
+ */
+const assigneeIds = z.array(z.object({ id: idSchema("usr") })).max(50);
+const { assignees: _taskAssignees, ...taskEventShape } = taskSchema.shape;
+const taskEventSchema = z.object(taskEventShape);
+const conversationEventSchema = withProperties(conversationSchema, { assignees: assigneeIds });
+
 /** Updates carry the resource after the change and the keys that changed (field slugs for records). */
 const changed = <Resource extends z.ZodObject>(resource: Resource) =>
   eventData(withProperties(resource, { changedFields: z.array(z.string().max(255)).max(500) }));
@@ -125,13 +134,13 @@ export const eventDataSchemas = {
   "record.created": eventData(recordSchema),
   "record.updated": changed(recordSchema),
   "record.deleted": eventData(z.object({ id: idSchema("rec"), workspaceId: idSchema("ws"), objectTypeId: idSchema("obj") })),
-  "task.created": withText(taskSchema),
-  "task.updated": withText(withProperties(taskSchema, { changedFields: z.array(z.string().max(255)).max(500) })),
+  "task.created": withText(taskEventSchema),
+  "task.updated": withText(withProperties(taskEventSchema, { changedFields: z.array(z.string().max(255)).max(500) })),
   "task.deleted": eventData(z.object({ id: idSchema("task"), workspaceId: idSchema("ws"), recordId: idSchema("rec") })),
   "note.created": withText(noteSchema),
   "note.updated": withText(withProperties(noteSchema, { changedFields: z.array(z.string().max(255)).max(500) })),
   "note.deleted": eventData(z.object({ id: idSchema("note"), workspaceId: idSchema("ws"), recordId: idSchema("rec") })),
-  "conversation.created": eventData(conversationSchema),
+  "conversation.created": eventData(conversationEventSchema),
   "message.received": messageEventSchema,
   "message.sent": messageEventSchema,
   "meeting.updated": changed(meetingSchema),
@@ -151,3 +160,46 @@ export type EventResource = {
 
 /** Events about a record or what hangs on it name the record's object type, which `objectTypeIds` filters match. */
 export type ObjectTypeEventType = Extract<EventType, `record.${string}` | `task.${string}` | `note.${string}`>;
+
+/**
+ * `webhook.test`: what `POST /webhooks/{webhookId}/test` sends to one subscription. Not one of the
+ * 14 triggers: no change announces it, no filter selects it, and the events feed never lists it.
+ */
+export const webhookTestEventType = "webhook.test";
+/** Every type a delivery can carry: the 14 triggers and the test event. */
+export const deliveredEventTypes = [...eventTypes, webhookTestEventType] as const;
+export type DeliveredEventType = (typeof deliveredEventTypes)[number];
+
+export const webhookTestDataSchema = z.object({
+  webhookId: idSchema("whk"),
+  message: z.string().max(255),
+});
+
+/** The envelope (DESIGN.md section 10) with every string and number bounded, as the published document states them. */
+const deliveredEnvelope = {
+  id: idSchema("evt"),
+  createdAt: timestampMs,
+  organizationId: idSchema("org"),
+  workspaceId: idSchema("ws"),
+  objectTypeId: idSchema("obj").optional(),
+  actor: z.object({
+    type: z.enum(["user", "app", "agent", "system"]),
+    id: z.string().max(255).openapi({ description: "The actor's id (`usr_…`, `agt_…`, an app's client id), or `system`" }),
+  }),
+};
+
+/**
+ * The event of each type exactly as a webhook delivers it and the events feed serves it: the
+ * envelope of DESIGN.md section 10 with that type's `data`. One definition for producers, the
+ * integrations catalogue, the feed and its OpenAPI document.
+ */
+const deliveredEvent = <Type extends EventType>(type: Type) =>
+  z.object({ ...deliveredEnvelope, type: z.literal(type), data: eventDataSchemas[type] });
+
+export const typedEventSchemas = Object.fromEntries(eventTypes.map((type) => [type, deliveredEvent(type)])) as {
+  [Type in EventType]: ReturnType<typeof deliveredEvent<Type>>;
+};
+
+export const typedEventSchema = z
+  .discriminatedUnion("type", Object.values(typedEventSchemas) as unknown as [z.ZodObject, ...z.ZodObject[]])
+  .openapi("TypedEvent", { description: "An event as delivered: `data` has the shape its `type` names." });

@@ -13,6 +13,7 @@ export const tagDescriptions = {
   Inbox: "Shared inbox conversations, views and drafts",
   Meetings: "Meetings with recording and transcript metadata",
   Webhooks: "Outbound webhook subscriptions and deliveries",
+  Events: "The events of the last 30 days, as webhooks deliver them",
   Integrations: "Connections of meeting-notes and calling providers, and the signed webhooks they send",
   Usage: "Token usage of the organization",
   "API keys": "Your API keys, managed with a console session (never with a key or token)",

@@ -1,6 +1,6 @@
-import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { catalogue, operations } from "./catalogue";
-import { type EventType, eventDataSchemas, eventDescriptions, eventSchema, eventTypes } from "./events";
+import { type EventType, eventDescriptions, eventTypes, typedEventSchemas } from "./events";
 import type { openApiDocument } from "./openapi";
 import type { Operation } from "./operation";
 import { documentJsonSchema, type JsonSchema, operationArguments } from "./operation-json-schemas";
@@ -36,7 +36,7 @@ const dialect = (schema: JsonSchema): JsonSchema => ({ $schema: "https://json-sc
 function eventJsonSchemas(): Map<EventType, JsonSchema> {
   const generator = new OpenAPIHono();
   for (const type of eventTypes) {
-    const delivered = z.object({ ...eventSchema.shape, type: z.literal(type), data: eventDataSchemas[type] });
+    const delivered = typedEventSchemas[type];
     generator.openAPIRegistry.register(eventComponent(type), delivered);
   }
   const document = generator.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Events", version: "1" } });

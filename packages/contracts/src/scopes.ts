@@ -17,6 +17,7 @@ export const scopes = [
   "integrations:read",
   "integrations:write",
   "usage:read",
+  "events:read",
 ] as const;
 
 export type Scope = (typeof scopes)[number];
@@ -47,4 +48,5 @@ export const scopeDescriptions: Record<Scope, string> = {
   "integrations:read": "See the workspace's meeting-notes and calling provider connections",
   "integrations:write": "Connect and disconnect meeting-notes and calling providers and rotate their signing secrets",
   "usage:read": "See the organization's API usage and token costs",
+  "events:read": "See the events of the last 30 days: what changed in records, tasks, notes, conversations and meetings",
 };

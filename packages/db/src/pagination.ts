@@ -131,3 +131,21 @@ export async function paginateFixedList<Item>(
   const cursor = hasMore && lastServed ? await encodeCursor(request.scope, [request.keyOf(lastServed)], secret) : null;
   return { data, pagination: { cursor, hasMore } };
 }
+
+/**
+ * `paginate` for a list assembled in memory (from more than one database), ordered by one unique
+ * string key ascending: the same signed cursors, the same page shape.
+ */
+export async function paginateSorted<Row>(
+  request: { scope: string; limit: number; cursor: string | undefined; rows: Row[]; key: (row: Row) => string },
+  secret: string,
+): Promise<{ data: Row[]; pagination: Pagination }> {
+  const position = request.cursor === undefined ? undefined : await decodeCursor(request.cursor, request.scope, 1, secret);
+  const sorted = [...request.rows].sort((a, b) => (request.key(a) < request.key(b) ? -1 : 1));
+  const remaining = position ? sorted.filter((row) => request.key(row) > String(position[0])) : sorted;
+  const data = remaining.slice(0, request.limit);
+  const last = data.at(-1);
+  const hasMore = remaining.length > request.limit;
+  const cursor = hasMore && last ? await encodeCursor(request.scope, [request.key(last)], secret) : null;
+  return { data, pagination: { cursor, hasMore } };
+}

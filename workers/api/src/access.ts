@@ -39,11 +39,22 @@ export function accessOf(
   membership: { role: WorkspaceRole; inboxAccess: WorkspaceAccess["inboxAccess"] } | null,
 ): WorkspaceAccess {
   if (actor.actor.type !== "user") return { role: null, isInheritedAccess: true, inboxAccess: "all" };
-  const organizationRole =
-    actor.organizationRole === "owner" || actor.organizationRole === "admin" ? actor.organizationRole : null;
-  if (!membership) return { role: organizationRole, isInheritedAccess: true, inboxAccess: "all" };
-  const role = organizationRole && roleRank[organizationRole] > roleRank[membership.role] ? organizationRole : membership.role;
-  return { role, isInheritedAccess: false, inboxAccess: organizationRole ? "all" : membership.inboxAccess };
+  return userAccess(actor.organizationRole, membership);
+}
+
+/**
+ * A user's access to a workspace from their organization role and membership (null: none): admins and
+ * owners reach it anyway, with the higher of the two roles and every message. Members without a
+ * membership do not reach it (null).
+ */
+export function userAccess(
+  organizationRole: ActorContext["organizationRole"],
+  membership: { role: WorkspaceRole; inboxAccess: WorkspaceAccess["inboxAccess"] } | null,
+): WorkspaceAccess {
+  const inherited = organizationRole === "owner" || organizationRole === "admin" ? organizationRole : null;
+  if (!membership) return { role: inherited, isInheritedAccess: true, inboxAccess: "all" };
+  const role = inherited && roleRank[inherited] > roleRank[membership.role] ? inherited : membership.role;
+  return { role, isInheritedAccess: false, inboxAccess: inherited ? "all" : membership.inboxAccess };
 }
 
 /**

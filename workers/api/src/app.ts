@@ -13,6 +13,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { entityTags, preconditions } from "./conditional-requests";
+import { gatewayDirectory } from "./directory";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { type AppEnv, assertRegionEnv } from "./env";
 import { routeToGateway } from "./gateway-forward";
@@ -68,6 +69,7 @@ export function createApp() {
     assertRegionEnv(c.env);
     c.set("requestId", c.req.header("x-request-id") ?? newId("req"));
     c.set("cursorSecret", c.env.CURSOR_SECRET);
+    c.set("directory", gatewayDirectory(c.env));
     await next();
   });
   // Inbound mail (up to 25 MiB, checked by the gateway and again by the inbound entry) is not an API body.

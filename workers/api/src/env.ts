@@ -1,5 +1,6 @@
 import { type ActorContext, type Region, shardBinding, shardsOf } from "@crm/contracts";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
+import type { Directory } from "./directory";
 import type { WebhookBurst } from "./domain/webhooks/burst";
 import type { WebhookEndpoint } from "./domain/webhooks/endpoint-lane";
 import type { DeliveryMessage, EventsMessage } from "./domain/webhooks/messages";
@@ -65,12 +66,14 @@ export interface RegionVariables {
   db: Database;
   /** Signs list cursors (`CURSOR_SECRET`). */
   cursorSecret: string;
+  /** The organization's people (names, addresses, agents), asked of the gateway: see `directory.ts`. */
+  directory: Directory;
   /** Set by a handler whose response shows a secret (see `keepSecretsFromReplay`). */
   responseSecrets?: ResponseSecrets;
 }
 
 /** What a domain service needs of the request it serves: handlers pass `c.var`. */
-export type ServiceContext = Pick<RegionVariables, "db" | "actor" | "cursorSecret">;
+export type ServiceContext = Pick<RegionVariables, "db" | "actor" | "cursorSecret" | "directory">;
 
 export type AppEnv = { Bindings: RegionEnv; Variables: RegionVariables };
 

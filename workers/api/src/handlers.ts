@@ -17,6 +17,8 @@ import { updateField } from "./routes/crm/update-field";
 import { updateFieldOption } from "./routes/crm/update-field-option";
 import { updateObjectType } from "./routes/crm/update-object-type";
 import { updateView } from "./routes/crm/update-view";
+import { getEvent } from "./routes/events/get-event";
+import { listEvents } from "./routes/events/list-events";
 import { composeConversation } from "./routes/inbox/compose-conversation";
 import { createComposeDraft } from "./routes/inbox/create-compose-draft";
 import { createInboxView } from "./routes/inbox/create-inbox-view";
@@ -68,13 +70,18 @@ import { getWebhook } from "./routes/webhooks/get-webhook";
 import { listEventTypes } from "./routes/webhooks/list-event-types";
 import { listWebhookDeliveries } from "./routes/webhooks/list-webhook-deliveries";
 import { listWebhooks } from "./routes/webhooks/list-webhooks";
+import { redeliverWebhookDelivery } from "./routes/webhooks/redeliver-webhook-delivery";
+import { replayWebhook } from "./routes/webhooks/replay-webhook";
 import { rotateWebhookSecret } from "./routes/webhooks/rotate-webhook-secret";
+import { testWebhook } from "./routes/webhooks/test-webhook";
 import { updateWebhook } from "./routes/webhooks/update-webhook";
+import { listWorkspaceMembers } from "./routes/workspaces/list-workspace-members";
 import { listWorkspaces } from "./routes/workspaces/list-workspaces";
 
 /** Every regional catalogue operation has exactly one handler here; the type makes a missing one a compile error. */
 export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof operations)[Id]> } = {
   listWorkspaces,
+  listWorkspaceMembers,
   listObjectTypes,
   createObjectType,
   updateObjectType,
@@ -136,6 +143,11 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   deleteWebhook,
   rotateWebhookSecret,
   listWebhookDeliveries,
+  testWebhook,
+  redeliverWebhookDelivery,
+  replayWebhook,
+  listEvents,
+  getEvent,
   listMeetings,
   getMeeting,
   createConnection,

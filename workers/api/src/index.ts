@@ -1,4 +1,5 @@
 import { createApp } from "./app";
+import { pruneEvents } from "./domain/events-feed/stored-events";
 import { deliverBatch } from "./domain/webhooks/deliver";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { fanOut } from "./domain/webhooks/fanout";
@@ -40,7 +41,11 @@ export default {
   },
   async scheduled(_controller, env) {
     await Promise.all(
-      everyShard(env).flatMap((shard) => [purgeExpiredIdempotencyKeys(shard.db), dispatchOutbox(shard, env, sweepAfterMs)]),
+      everyShard(env).flatMap((shard) => [
+        purgeExpiredIdempotencyKeys(shard.db),
+        dispatchOutbox(shard, env, sweepAfterMs),
+        pruneEvents(shard.db),
+      ]),
     );
   },
 } satisfies ExportedHandler<RegionEnv, EventsMessage | DeliveryMessage>;

@@ -1,2 +1,9 @@
 /** The one pagination helper lives in `@crm/db` so the gateway's lists page the same way. */
-export { creationOrder, type KeysetColumn, type KeysetValue, paginate, paginateFixedList } from "@crm/db/pagination";
+export {
+  creationOrder,
+  type KeysetColumn,
+  type KeysetValue,
+  paginate,
+  paginateFixedList,
+  paginateSorted,
+} from "@crm/db/pagination";

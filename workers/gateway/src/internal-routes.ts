@@ -1,6 +1,7 @@
-import { ApiError, validationHook } from "@crm/contracts";
+import { ApiError, isRegion, validationHook, verifyDirectoryQuery } from "@crm/contracts";
 import { type Context, Hono } from "hono";
-import type { GatewayAppEnv } from "./env";
+import { contextSecret, type GatewayAppEnv } from "./env";
+import { directoryEntries } from "./organizations/directory";
 import { failedAuthentications } from "./pipeline/authenticate";
 import { type SsoConnectionPush, ssoConnectionPush, storeSsoConnection } from "./sso/connection-store";
 import { verifySsoPush } from "./sso/signature";
@@ -35,11 +36,26 @@ export const internalRoutesPrefix = "/internal";
  * media type (415), JSON and schema (400), organization (404), then the nonce's single use and the
  * store in one batch (a replay is 401 and stores nothing).
  */
-export const internalRoutes = new Hono<GatewayAppEnv>().post("/sso/store", async (c) => {
-  const failures = failedAuthentications(c.env, c.req.header("cf-connecting-ip") ?? "unknown");
-  await failures.guard();
-  return failures.counting(() => storePush(c));
-});
+export const internalRoutes = new Hono<GatewayAppEnv>()
+  .post("/sso/store", async (c) => {
+    const failures = failedAuthentications(c.env, c.req.header("cf-connecting-ip") ?? "unknown");
+    await failures.guard();
+    return failures.counting(() => storePush(c));
+  })
+  /**
+   * `POST /api/v1/internal/directory?region=<region>`: a region asks for the people it shows
+   * (`packages/contracts/src/directory.ts`), the body a query signed with that region's own context
+   * secret; anything else is 401 before any read. Not behind the window of failed authentications:
+   * a region's calls carry no client address and must not share a window with anonymous clients,
+   * and a refused query costs one HMAC check, with no storage read to spare.
+   */
+  .post("/directory", async (c) => {
+    const region = c.req.query("region") ?? "";
+    const token = await c.req.text();
+    const query = isRegion(region) ? await verifyDirectoryQuery(token, region, contextSecret(c.env, region)) : null;
+    if (!query) throw new ApiError("unauthorized", "Directory queries must be signed by a region");
+    return c.json({ entries: await directoryEntries(c.var.controlDb, query) });
+  });
 
 async function storePush(c: Context<GatewayAppEnv>) {
   const body = await c.req.arrayBuffer();

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idSchema, integer, timestampMs } from "../ids";
+import { personSchema } from "../people";
 import { outputText } from "../strings";
 
 /** Shapes of the inbox resources (the reference's Conversation and Inbox view; DESIGN.md section 8). */
@@ -44,7 +45,10 @@ export const conversationSchema = z
         }),
       )
       .max(100),
-    assignees: z.array(z.object({ id: idSchema("usr") })).max(50),
+    assignees: z
+      .array(personSchema)
+      .max(50)
+      .openapi({ description: "Members the conversation is assigned to, as the workspace's members directory shows them" }),
     createdAt: timestampMs,
     updatedAt: timestampMs,
   })

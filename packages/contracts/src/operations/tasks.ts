@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { deletedSchema, emptyBodySchema, idSchema, pathId, timestampMs } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
 import { listResponse, pageQuery, queryInteger } from "../pagination";
+import { personSchema } from "../people";
 import { label, outputText } from "../strings";
 
 export const taskStatuses = ["todo", "in_progress", "done"] as const;
@@ -21,6 +22,10 @@ export const taskSchema = z
     descriptionPlain: outputText(100_000),
     dueAt: timestampMs.nullable(),
     assigneeUserIds: z.array(idSchema("usr")).max(50),
+    assignees: z
+      .array(personSchema)
+      .max(50)
+      .openapi({ description: "The assignees as the workspace's members directory shows them, in `assigneeUserIds` order" }),
     linkedResources: z
       .array(
         z.object({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { eventTypes } from "../events";
+import { deliveredEventTypes, eventTypes } from "../events";
 import { deletedSchema, emptyBodySchema, idSchema, integer, pathId, timestampMs } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
 import { listResponse, pageQuery, paginationSchema } from "../pagination";
@@ -204,7 +204,7 @@ export const deliveryAttemptSchema = z
     deliveryId: outputText(73).openapi({ description: "The `webhook-id` header: stable across retries" }),
     attempt: integer(1, 1_000),
     eventId: idSchema("evt"),
-    eventType: z.enum(eventTypes),
+    eventType: z.enum(deliveredEventTypes),
     status: z.enum(["delivered", "failed", "retrying", "rate_limited"]),
     responseStatus: integer(100, 599).nullable(),
     error: outputText(1_000).nullable(),

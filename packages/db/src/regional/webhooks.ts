@@ -23,7 +23,11 @@ export const eventOutbox = sqliteTable(
     setAsideAt: integer("set_aside_at"),
     setAsideReason: text("set_aside_reason"),
   },
-  (table) => [index("event_outbox_unqueued").on(table.queuedAt, table.createdAt)],
+  (table) => [
+    index("event_outbox_unqueued").on(table.queuedAt, table.createdAt),
+    index("event_outbox_feed").on(table.workspaceId),
+    index("event_outbox_feed_since").on(table.workspaceId, table.createdAt),
+  ],
 );
 
 /** Outbound webhook subscriptions of a workspace. The secret signs deliveries (Standard Webhooks). */

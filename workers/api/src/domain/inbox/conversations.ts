@@ -29,7 +29,7 @@ export async function loadConversation({ db, actor }: ServiceContext, id: string
 
 export async function readConversation(context: ServiceContext, conversationId: string): Promise<Conversation> {
   const { row } = await loadConversation(context, conversationId);
-  return (await conversationResponses(context.db, row.workspaceId, [row]))[0] as Conversation;
+  return (await conversationResponses(context, row.workspaceId, [row]))[0] as Conversation;
 }
 
 /** The conversations of a workspace the actor may see, newest first, through a view and filters. */
@@ -62,7 +62,7 @@ export async function listConversationsOf(context: ServiceContext, input: QueryO
     },
     cursorSecret,
   );
-  return { data: await conversationResponses(db, workspaceId, page.data), pagination: page.pagination };
+  return { data: await conversationResponses(context, workspaceId, page.data), pagination: page.pagination };
 }
 
 /** The conversations linked to a record (by hand or by attendee), newest first. */
@@ -93,7 +93,7 @@ export async function listConversationsOfRecord(
     },
     cursorSecret,
   );
-  return { data: await conversationResponses(db, record.workspaceId, page.data), pagination: page.pagination };
+  return { data: await conversationResponses(context, record.workspaceId, page.data), pagination: page.pagination };
 }
 
 /** Live records of the workspace among `ids`; the others are 400 naming their position. */
@@ -122,7 +122,7 @@ export async function updateConversationOf(
   const { db } = context;
   const assigneeUserIds = changes.assigneeUserIds && [...new Set(changes.assigneeUserIds)];
   const linkedRecordIds = changes.linkedRecordIds && [...new Set(changes.linkedRecordIds)];
-  const shown = async (row: ConversationRow) => (await conversationResponses(db, row.workspaceId, [row]))[0] as Conversation;
+  const shown = async (row: ConversationRow) => (await conversationResponses(context, row.workspaceId, [row]))[0] as Conversation;
   return changeWithoutLoss({
     what: "Conversation",
     named: Object.keys(changes),

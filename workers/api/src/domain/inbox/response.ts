@@ -1,7 +1,8 @@
-import type { Conversation, Message } from "@crm/contracts";
+import type { Conversation, Message, Person } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { eq, inArray } from "drizzle-orm";
-import type { Database } from "../../env";
+import { peopleIn } from "../../directory";
+import type { ServiceContext } from "../../env";
 
 const { attachments, conversationAssignees, conversationAttendees, conversationRecords, mailboxes } = regional;
 
@@ -13,7 +14,8 @@ export type AttachmentRow = typeof regional.attachments.$inferSelect;
 /** What a conversation response shows beyond its own row. */
 export interface ConversationDetails {
   attendees: AttendeeRow[];
-  assigneeUserIds: string[];
+  /** As the members directory shows them, in assignment order. */
+  assignees: Person[];
   linkedRecordIds: string[];
   /** Addresses of the workspace's mailboxes: attendees among them are the workspace itself. */
   mailboxAddresses: Set<string>;
@@ -42,7 +44,7 @@ export const conversationResponse = (row: ConversationRow, details: Conversation
     isWorkspaceMember: details.mailboxAddresses.has(attendee.email),
     recordId: attendee.recordId,
   })),
-  assignees: details.assigneeUserIds.map((id) => ({ id })),
+  assignees: details.assignees,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 });
@@ -67,8 +69,15 @@ export const messageResponse = (row: MessageRow, files: AttachmentRow[]): Messag
   attachments: files.map((file) => ({ id: file.id, filename: file.filename, contentType: file.contentType, size: file.size })),
 });
 
-/** The responses of some conversations of one workspace: attendees, assignees and links in one query each. */
-export async function conversationResponses(db: Database, workspaceId: string, rows: ConversationRow[]): Promise<Conversation[]> {
+/**
+ * The responses of some conversations of one workspace: attendees, assignees and links in one query
+ * each, and the assignees' names and addresses in one directory call for them all.
+ */
+export async function conversationResponses(
+  { db, actor, directory }: Pick<ServiceContext, "db" | "actor" | "directory">,
+  workspaceId: string,
+  rows: ConversationRow[],
+): Promise<Conversation[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
   const [attendeeRows, assigneeRows, linkRows, mailboxRows] = await Promise.all([
@@ -78,15 +87,22 @@ export async function conversationResponses(db: Database, workspaceId: string, r
     db.select({ address: mailboxes.address }).from(mailboxes).where(eq(mailboxes.workspaceId, workspaceId)),
   ]);
   const mailboxAddresses = new Set(mailboxRows.map((row) => row.address));
+  const people = await directory.people(
+    actor.organizationId,
+    assigneeRows.map((assignee) => assignee.userId),
+  );
   return rows.map((row) =>
     conversationResponse(row, {
       attendees: attendeeRows
         .filter((attendee) => attendee.conversationId === row.id)
         .sort((a, b) => a.createdAt - b.createdAt || a.email.localeCompare(b.email)),
-      assigneeUserIds: assigneeRows
-        .filter((assignee) => assignee.conversationId === row.id)
-        .sort((a, b) => a.createdAt - b.createdAt || a.userId.localeCompare(b.userId))
-        .map((assignee) => assignee.userId),
+      assignees: peopleIn(
+        assigneeRows
+          .filter((assignee) => assignee.conversationId === row.id)
+          .sort((a, b) => a.createdAt - b.createdAt || a.userId.localeCompare(b.userId))
+          .map((assignee) => assignee.userId),
+        people,
+      ),
       linkedRecordIds: [
         ...new Set(
           linkRows
@@ -101,7 +117,7 @@ export async function conversationResponses(db: Database, workspaceId: string, r
 }
 
 /** The responses of some messages, with their attachments in one query. */
-export async function messageResponses(db: Database, rows: MessageRow[]): Promise<Message[]> {
+export async function messageResponses(db: ServiceContext["db"], rows: MessageRow[]): Promise<Message[]> {
   if (rows.length === 0) return [];
   const files = await db
     .select()

@@ -236,7 +236,7 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
         recordId: people.get(attendee.email) ?? null,
         createdAt: now,
       })),
-      assigneeUserIds: [],
+      assignees: [],
       linkedRecordIds: [...new Set(people.values())],
       mailboxAddresses: new Set([mailbox.address]),
     });

@@ -12,7 +12,7 @@ import { sanitizedContent } from "../content/description";
 import { changedKeys, eventStatement } from "../events";
 import { objectTypeOfRecord } from "../records/object-type-of";
 import { checkAssignees, linkedConversation, taskSeenBy, tasksSeenBy } from "./links";
-import { type TaskResponse, type TaskRow, taskResponse } from "./response";
+import { shownTask, shownTasks, type TaskResponse, type TaskRow, taskResponse } from "./response";
 
 const { records, tasks, workspaces } = regional;
 
@@ -37,11 +37,7 @@ function refuseSourceManaged(task: TaskRow, message: string): void {
   }
 }
 
-export async function createTaskOn(
-  context: ServiceContext,
-  recordId: string,
-  input: BodyOf<typeof operations.createTask>,
-): Promise<TaskResponse> {
+export async function createTaskOn(context: ServiceContext, recordId: string, input: BodyOf<typeof operations.createTask>) {
   const { db, actor } = context;
   const { record, access } = await loadRecordOfTasks(context, recordId, "member");
   const assigneeUserIds = [...new Set(input.assigneeUserIds ?? [])];
@@ -77,23 +73,19 @@ export async function createTaskOn(
       now,
     ),
   ]);
-  return task;
+  return shownTask(context, task);
 }
 
-export async function readTask(context: ServiceContext, taskId: string): Promise<TaskResponse> {
+export async function readTask(context: ServiceContext, taskId: string) {
   const { task, access } = await loadTask(context, taskId);
-  return taskSeenBy(context.db, access, task);
+  return shownTask(context, await taskSeenBy(context.db, access, task));
 }
 
 /**
  * Changes a task; a source-managed one only in its assignees. Only the named properties are
  * written, conditionally (`changeWithoutLoss`). `task.updated` lists the keys whose value changed.
  */
-export async function updateTaskOf(
-  context: ServiceContext,
-  taskId: string,
-  changes: BodyOf<typeof operations.updateTask>,
-): Promise<TaskResponse> {
+export async function updateTaskOf(context: ServiceContext, taskId: string, changes: BodyOf<typeof operations.updateTask>) {
   const { db, actor } = context;
   const assigneeUserIds = changes.assigneeUserIds && [...new Set(changes.assigneeUserIds)];
   return changeWithoutLoss({
@@ -136,7 +128,7 @@ export async function updateTaskOf(
         updatedAt,
       );
       await runConditionalBatch(db, tasks, task, columns, updatedAt, [event]);
-      return taskSeenBy(db, access, { ...task, ...columns, updatedAt });
+      return shownTask(context, await taskSeenBy(db, access, { ...task, ...columns, updatedAt }));
     },
   });
 }
@@ -187,7 +179,7 @@ export async function listTasksOfRecord(
     },
     cursorSecret,
   );
-  return { data: await tasksSeenBy(db, access, page.data), pagination: page.pagination };
+  return { data: await shownTasks(context, await tasksSeenBy(db, access, page.data)), pagination: page.pagination };
 }
 
 /** The live tasks of a workspace, by assignee, status and due date. */
@@ -223,7 +215,7 @@ export async function listTasksOfWorkspace(context: ServiceContext, query: Query
     },
     cursorSecret,
   );
-  return { data: await tasksSeenBy(db, access, page.data), pagination: page.pagination };
+  return { data: await shownTasks(context, await tasksSeenBy(db, access, page.data)), pagination: page.pagination };
 }
 
 export interface SourceManagedTask {

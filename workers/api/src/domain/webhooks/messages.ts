@@ -1,4 +1,4 @@
-import type { EventType } from "@crm/contracts";
+import type { DeliveredEventType, EventType } from "@crm/contracts";
 
 /** An event leaving the outbox. `payload` is the event as delivered, JSON. */
 export interface OutboxEvent {
@@ -33,7 +33,7 @@ export interface DeliveryMessage {
   webhookId: string;
   workspaceId: string;
   eventId: string;
-  eventType: EventType;
+  eventType: DeliveredEventType;
   payload: string;
   attempt: number;
   /** Unix ms before which the delivery must not leave (a slot of the burst limit; delays longer than a queue allows are hopped). */

@@ -14,7 +14,7 @@ type AttemptRow = typeof webhookAttempts.$inferSelect;
 type WebhookEnv = Pick<RegionEnv, "WEBHOOKS_ALLOW_LOOPBACK">;
 
 /** Webhooks are managed and read by admins and owners only (DESIGN.md section 3). */
-const loadWebhook = ({ db, actor }: ServiceContext, id: string) =>
+export const loadWebhook = ({ db, actor }: ServiceContext, id: string) =>
   loadInWorkspace(db, actor, webhooks, id, { what: "Webhook", role: "admin" });
 
 /** The subscription with its endpoint's health, asked of its lane (a disabled one is not asked: nothing is sent). */

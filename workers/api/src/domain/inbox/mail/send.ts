@@ -274,19 +274,25 @@ export async function send(context: ServiceContext, outbox: Outbox, outgoing: Ou
   await Promise.all(
     [...raws].map(([recipient, raw]) => outbox.bucket.put(sentMimeKey(stored.messageId, recipient), raw, mimeMetadata)),
   );
-  return sentResponse(db, outgoing.workspaceId, stored.conversationId, stored.messageId);
+  return sentResponse(context, outgoing.workspaceId, stored.conversationId, stored.messageId);
 }
 
 const mimeMetadata = { httpMetadata: { contentType: "message/rfc822" } };
 
 const unique = (addresses: string[]) => [...new Set(addresses.map((address) => address.toLowerCase()))];
 
-async function sentResponse(db: Database, workspaceId: string, conversationId: string, messageId: string): Promise<Sent> {
+async function sentResponse(
+  context: ServiceContext,
+  workspaceId: string,
+  conversationId: string,
+  messageId: string,
+): Promise<Sent> {
+  const { db } = context;
   const [[conversation], [message]] = await Promise.all([
     db.select().from(conversations).where(eq(conversations.id, conversationId)),
     db.select().from(messages).where(eq(messages.id, messageId)),
   ]);
-  const [conversationBody] = await conversationResponses(db, workspaceId, [conversation as ConversationRow]);
+  const [conversationBody] = await conversationResponses(context, workspaceId, [conversation as ConversationRow]);
   const [messageBody] = await messageResponses(db, [message as MessageRow]);
   return { conversation: conversationBody as Conversation, message: messageBody as Message };
 }

@@ -1,0 +1,291 @@
+import { env } from "cloudflare:test";
+import { insertRowsAsJson, newId, regional } from "@crm/db";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { deliveryId } from "../workers/api/src/domain/webhooks/fanout";
+import { createObjectType, type ErrorBody, expectStatus, unique } from "./crm";
+import { createOrganization, regionDb } from "./fixtures";
+import { call, eventually } from "./stack";
+
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+interface Delivery {
+  deliveryId: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  attempt: number;
+  status: string;
+}
+interface Deliveries {
+  data: { deliveryId: string; attempt: number; status: string; responseStatus: number | null; eventType: string }[];
+  statistics: { delivered: number; failed: number; pending: number; rateLimited: number };
+}
+
+const receiverPath = () => `/hook-${unique()}`;
+const received = async (path: string) => (await (await fetch(`${env.RECEIVER_URL}/__requests${path}`)).json()) as Received[];
+const program = (path: string, responses: { status: number; headers?: Record<string, string> }[]) =>
+  fetch(`${env.RECEIVER_URL}/__program${path}`, { method: "POST", body: JSON.stringify(responses) });
+
+/** A fresh organization's workspace with an object type: its burst bucket and events are its own. */
+async function place() {
+  const organization = await createOrganization({ workspaceCount: 1 });
+  const workspaceId = organization.workspaceIds[0] as string;
+  const objectType = await createObjectType(organization.key, workspaceId);
+  return { ...organization, workspaceId, objectTypeId: objectType.id };
+}
+type Place = Awaited<ReturnType<typeof place>>;
+
+const subscribe = (where: Place, path: string) =>
+  expectStatus<{ webhook: { id: string }; secret: string }>(201, "/webhooks", {
+    method: "POST",
+    key: where.key,
+    json: { workspaceId: where.workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes: ["record.created"] },
+  });
+
+const createRecord = (where: Place) =>
+  expectStatus<{ record: { id: string } }>(201, "/records", {
+    method: "POST",
+    key: where.key,
+    json: { objectTypeId: where.objectTypeId, fields: { name: `Vendor ${unique()}` } },
+  });
+
+const post = (path: string, key: string, json?: unknown, headers: Record<string, string> = {}) =>
+  call(path, { method: "POST", key, headers, ...(json === undefined ? {} : { json }) });
+
+const deliveriesOf = (where: Place, webhookId: string) =>
+  expectStatus<Deliveries>(200, `/webhooks/${webhookId}/deliveries?limit=100`, { key: where.key });
+
+describe("POST /webhooks/{webhookId}/test", () => {
+  it("sends a signed webhook.test event to that subscription only, shown in its deliveries", async () => {
+    const where = await place();
+    const path = receiverPath();
+    const other = receiverPath();
+    const { webhook, secret } = await subscribe(where, path);
+    await subscribe(where, other);
+    const response = await post(`/webhooks/${webhook.id}/test`, where.key);
+    expect(response.status).toBe(202);
+    const { delivery } = (await response.json()) as { delivery: Delivery };
+    expect(delivery).toMatchObject({ webhookId: webhook.id, eventType: "webhook.test", attempt: 1, status: "queued" });
+    const [request] = await eventually(
+      () => received(path),
+      (items) => items.length > 0,
+    );
+    const event = new Webhook(secret).verify(request?.body as string, request?.headers as Record<string, string>) as {
+      id: string;
+      type: string;
+      workspaceId: string;
+      data: { webhookId: string };
+    };
+    expect(event).toMatchObject({ id: delivery.eventId, type: "webhook.test", workspaceId: where.workspaceId });
+    expect(event.data.webhookId).toBe(webhook.id);
+    expect(request?.headers["webhook-id"]).toBe(delivery.deliveryId);
+    const deliveries = await eventually(
+      () => deliveriesOf(where, webhook.id),
+      (result) => result.statistics.delivered === 1,
+    );
+    expect(deliveries.data[0]).toMatchObject({ deliveryId: delivery.deliveryId, eventType: "webhook.test", status: "delivered" });
+    expect(await received(other)).toEqual([]);
+    // Not one of the 14 triggers: the events feed never lists it.
+    const feed = await expectStatus<{ data: unknown[] }>(200, `/events?workspaceId=${where.workspaceId}`, { key: where.key });
+    expect(feed.data).toEqual([]);
+    await expectStatus(404, `/events/${delivery.eventId}`, { key: where.key });
+  });
+
+  it("is one delivery under one Idempotency-Key, even sent twice at once", async () => {
+    const where = await place();
+    const path = receiverPath();
+    const { webhook } = await subscribe(where, path);
+    const headers = { "idempotency-key": `test-${unique()}` };
+    const responses = await Promise.all([1, 2].map(() => post(`/webhooks/${webhook.id}/test`, where.key, undefined, headers)));
+    const statuses = responses.map((response) => response.status).sort();
+    expect([
+      [202, 202],
+      [202, 409],
+    ]).toContainEqual(statuses);
+    await eventually(
+      () => received(path),
+      (items) => items.length > 0,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await received(path)).toHaveLength(1);
+  });
+
+  it("refuses an inactive subscription with 409 and the reason, and malformed input with 400", async () => {
+    const where = await place();
+    const { webhook } = await subscribe(where, receiverPath());
+    await expectStatus(200, `/webhooks/${webhook.id}`, { method: "PATCH", key: where.key, json: { isActive: false } });
+    for (const [path, json] of [
+      [`/webhooks/${webhook.id}/test`, undefined],
+      [`/webhooks/${webhook.id}/replay`, { sinceMs: Date.now() - 1000 }],
+      [`/webhooks/${webhook.id}/deliveries/dlv_00000000000000000000000000/redeliver`, undefined],
+    ] as const) {
+      const response = await post(path, where.key, json);
+      expect(response.status, path).toBe(409);
+      const body = (await response.json()) as ErrorBody & { error: { details: { reason: string } } };
+      expect(body.error.code).toBe("webhook_disabled");
+      expect(body.error.details.reason).toBe("Deactivated with isActive: false");
+    }
+    await expectStatus(200, `/webhooks/${webhook.id}`, { method: "PATCH", key: where.key, json: { isActive: true } });
+    const day = 24 * 60 * 60 * 1000;
+    for (const json of [
+      { sinceMs: Date.now() - 31 * day },
+      { sinceMs: Date.now(), untilMs: Date.now() - 1000 },
+      { sinceMs: "yesterday" },
+      { sinceMs: Date.now() - 1000, extra: true },
+      {},
+    ]) {
+      const response = await post(`/webhooks/${webhook.id}/replay`, where.key, json);
+      expect(response.status, JSON.stringify(json)).toBe(400);
+    }
+    expect((await post(`/webhooks/${webhook.id}/test`, where.key, { unexpected: 1 })).status).toBe(400);
+    expect((await post(`/webhooks/${webhook.id}/deliveries/not-a-delivery/redeliver`, where.key)).status).toBe(400);
+    expect((await post(`/webhooks/${webhook.id}/deliveries/dlv_00000000000000000000000000/redeliver`, where.key)).status).toBe(
+      404,
+    );
+  });
+});
+
+describe("POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", () => {
+  it("sends a failed delivery again, with the same webhook-id, as its next attempt", async () => {
+    const where = await place();
+    const path = receiverPath();
+    const { webhook, secret } = await subscribe(where, path);
+    // The test schedule is three retries a second apart: four failures end the delivery.
+    await program(
+      path,
+      Array.from({ length: 4 }, () => ({ status: 500 })),
+    );
+    await createRecord(where);
+    const failed = await eventually(
+      () => deliveriesOf(where, webhook.id),
+      (result) => result.statistics.failed === 1,
+    );
+    const first = failed.data.at(-1) as Deliveries["data"][number];
+    expect(failed.data).toHaveLength(4);
+    // The receiver is fixed (it answers 200 from now on): redeliver.
+    const response = await post(`/webhooks/${webhook.id}/deliveries/${first.deliveryId}/redeliver`, where.key);
+    expect(response.status).toBe(202);
+    const { delivery } = (await response.json()) as { delivery: Delivery };
+    expect(delivery).toMatchObject({ deliveryId: first.deliveryId, attempt: 5, status: "queued", eventType: "record.created" });
+    const requests = await eventually(
+      () => received(path),
+      (items) => items.length === 5,
+    );
+    expect(new Set(requests.map((request) => request.headers["webhook-id"]))).toEqual(new Set([first.deliveryId]));
+    const last = requests.at(-1) as Received;
+    expect(new Webhook(secret).verify(last.body, last.headers)).toMatchObject({ id: delivery.eventId });
+    const after = await eventually(
+      () => deliveriesOf(where, webhook.id),
+      (result) => result.statistics.delivered === 1,
+    );
+    expect(after.data[0]).toMatchObject({ deliveryId: first.deliveryId, attempt: 5, status: "delivered", responseStatus: 200 });
+  }, 30_000);
+
+  it("refuses a delivery still waiting for its retry (409), and another subscription's delivery (404)", async () => {
+    const where = await place();
+    const path = receiverPath();
+    const { webhook } = await subscribe(where, path);
+    await program(path, [{ status: 503, headers: { "retry-after": "120" } }]);
+    await createRecord(where);
+    const waiting = await eventually(
+      () => deliveriesOf(where, webhook.id),
+      (result) => result.statistics.pending === 1,
+    );
+    const id = waiting.data[0]?.deliveryId as string;
+    const response = await post(`/webhooks/${webhook.id}/deliveries/${id}/redeliver`, where.key);
+    expect(response.status).toBe(409);
+    expect(((await response.json()) as ErrorBody).error.code).toBe("delivery_pending");
+    const { webhook: sibling } = await subscribe(where, receiverPath());
+    expect((await post(`/webhooks/${sibling.id}/deliveries/${id}/redeliver`, where.key)).status).toBe(404);
+  });
+});
+
+describe("POST /webhooks/{webhookId}/replay", () => {
+  it("replays 2 000 events with their webhook-ids while another workspace's live deliveries keep their pace", async () => {
+    const replayed = await place();
+    const path = receiverPath();
+    const { webhook, secret } = await subscribe(replayed, path);
+    // A day of history, already delivered once: in the outbox and marked queued, as after a dispatch.
+    const start = Date.now();
+    const history = Array.from({ length: 2_000 }, (_, i) => {
+      // Twenty events a millisecond: the whole history is in the past within 100 ms.
+      const createdAt = start + Math.floor(i / 20);
+      const id = newId("evt", createdAt);
+      const event = {
+        id,
+        type: "record.created",
+        createdAt,
+        organizationId: replayed.organizationId,
+        workspaceId: replayed.workspaceId,
+        objectTypeId: replayed.objectTypeId,
+        actor: { type: "user", id: replayed.userId },
+        data: { id: newId("rec", createdAt) },
+      };
+      return {
+        id,
+        organizationId: replayed.organizationId,
+        workspaceId: replayed.workspaceId,
+        objectTypeId: replayed.objectTypeId,
+        type: "record.created",
+        payload: JSON.stringify(event),
+        createdAt,
+        queuedAt: createdAt,
+        claimedAt: createdAt,
+      };
+    });
+    const db = regionDb("us");
+    for (let i = 0; i < history.length; i += 500)
+      await db.run(insertRowsAsJson(db, regional.eventOutbox, history.slice(i, i + 500)));
+
+    while (Date.now() <= start + 100) await new Promise((resolve) => setTimeout(resolve, 20));
+    const live = await place();
+    const livePath = receiverPath();
+    await subscribe(live, livePath);
+    /** From a record's creation to its delivery at the receiver, for the live workspace. */
+    const liveLatency = async () => {
+      const before = (await received(livePath)).length;
+      const sent = Date.now();
+      await createRecord(live);
+      const requests = await eventually(
+        () => received(livePath),
+        (items) => items.length > before,
+      );
+      return (requests.at(-1) as Received).at - sent;
+    };
+    const idle = [];
+    for (let i = 0; i < 3; i++) idle.push(await liveLatency());
+
+    const response = await post(`/webhooks/${webhook.id}/replay`, replayed.key, { sinceMs: start - 1000 });
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({ queued: 2_000 });
+    const during = [];
+    for (let i = 0; i < 3; i++) during.push(await liveLatency());
+    const all = await eventuallyLong(
+      () => received(path),
+      (items) => items.length >= 2_000,
+    );
+    expect(all).toHaveLength(2_000);
+    // Each with the delivery id its event had for this subscription.
+    const expected = new Set(await Promise.all(history.map((row) => deliveryId(row.id, webhook.id))));
+    expect(new Set(all.map((request) => request.headers["webhook-id"]))).toEqual(expected);
+    const sample = all[1_234] as Received;
+    expect(() => new Webhook(secret).verify(sample.body, sample.headers)).not.toThrow();
+    // The live workspace was not held behind the replay: its worst delivery stays within a second of its idle worst.
+    expect(Math.max(...during)).toBeLessThan(Math.max(...idle) + 1_000);
+  }, 120_000);
+});
+
+/** `eventually` for effects that take longer than its 5 s (thousands of deliveries on a busy machine). */
+async function eventuallyLong<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -1,0 +1,179 @@
+import { env } from "cloudflare:test";
+import { control, newId } from "@crm/db";
+import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { describe, expect, it } from "vitest";
+import { addConversation, createKey } from "./fixtures";
+import { addInboxMember, addPerson, inboxWorkspace } from "./inbox";
+import { call } from "./stack";
+
+const controlDb = () => drizzle(env.CONTROL_DB);
+
+interface Member {
+  id: string;
+  type: "user" | "agent";
+  name: string;
+  email: string | null;
+  role: string | null;
+  isInheritedAccess: boolean;
+  inboxAccess: string;
+}
+interface Page<T> {
+  data: T[];
+  pagination: { cursor: string | null; hasMore: boolean };
+}
+
+async function get<T>(path: string, key: string, status = 200): Promise<T> {
+  const response = await call(path, { key });
+  expect(response.status, await response.clone().text()).toBe(status);
+  return (await response.json()) as T;
+}
+
+/** Every member of the workspace, a page of `limit` at a time. */
+async function allMembers(workspaceId: string, key: string, limit = 100): Promise<Member[]> {
+  const members: Member[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Page<Member> = await get(
+      `/workspaces/${workspaceId}/members?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      key,
+    );
+    members.push(...page.data);
+    cursor = page.pagination.cursor;
+  } while (cursor);
+  return members;
+}
+
+async function addOrganizationUser(organizationId: string, name: string, role: "owner" | "admin" | "member") {
+  const id = newId("usr");
+  await controlDb().batch([
+    controlDb()
+      .insert(control.users)
+      .values({ id, email: `${id}@people.example`, name, createdAt: Date.now() }),
+    controlDb().insert(control.organizationMembers).values({ organizationId, userId: id, role, createdAt: Date.now() }),
+  ]);
+  return id;
+}
+
+const rename = (userId: string, name: string) =>
+  controlDb().update(control.users).set({ name }).where(eq(control.users.id, userId));
+
+describe("GET /workspaces/{workspaceId}/members", () => {
+  it("lists members, admins and owners through inherited access, and agents; not users outside the workspace", async () => {
+    const workspace = await inboxWorkspace();
+    const scoped = await addInboxMember(workspace, "member", "record_read");
+    const admin = await addOrganizationUser(workspace.organizationId, "Ada Admin", "admin");
+    const outsider = await addOrganizationUser(workspace.organizationId, "Otto Outsider", "member");
+    const agentId = newId("agt");
+    await controlDb()
+      .insert(control.agents)
+      .values({ id: agentId, organizationId: workspace.organizationId, name: "Triage bot", createdAt: Date.now() });
+
+    const members = await allMembers(workspace.workspaceId, workspace.key, 1);
+    expect(members.map((member) => member.id)).toEqual(
+      [workspace.userId, scoped.userId, admin, agentId].sort((a, b) => (a < b ? -1 : 1)),
+    );
+    const byId = new Map(members.map((member) => [member.id, member]));
+    expect(byId.get(workspace.userId)).toEqual({
+      id: workspace.userId,
+      type: "user",
+      name: "Owner",
+      email: `${workspace.userId}@test.example`,
+      role: "owner",
+      isInheritedAccess: true,
+      inboxAccess: "all",
+    });
+    expect(byId.get(admin)).toMatchObject({ name: "Ada Admin", role: "admin", isInheritedAccess: true, inboxAccess: "all" });
+    expect(byId.get(scoped.userId)).toMatchObject({
+      type: "user",
+      role: "member",
+      isInheritedAccess: false,
+      inboxAccess: "record_read",
+    });
+    expect(byId.get(agentId)).toEqual({
+      id: agentId,
+      type: "agent",
+      name: "Triage bot",
+      email: null,
+      role: null,
+      isInheritedAccess: true,
+      inboxAccess: "all",
+    });
+    expect(byId.has(outsider)).toBe(false);
+    // A member sees the same directory, with no scope needed (like GET /workspaces).
+    const { key } = await createKey({ organizationId: workspace.organizationId, ownerId: scoped.userId, scopes: [] });
+    expect((await allMembers(workspace.workspaceId, key)).map((member) => member.id)).toEqual(members.map((member) => member.id));
+  });
+
+  it("refuses a workspace outside the caller's reach and a cursor of another list", async () => {
+    const workspace = await inboxWorkspace();
+    const other = await inboxWorkspace();
+    const error = await get<{ error: { code: string } }>(`/workspaces/${other.workspaceId}/members`, workspace.key, 404);
+    expect(error.error.code).toBe("not_found");
+    await addOrganizationUser(workspace.organizationId, "Second Admin", "admin");
+    const first = await get<Page<Member>>(`/workspaces/${workspace.workspaceId}/members?limit=1`, workspace.key);
+    const sibling = await get<{ error: { code: string } }>(
+      `/workspaces/${workspace.workspaceId}/members?limit=1&cursor=${encodeURIComponent(`${first.pagination.cursor}x`)}`,
+      workspace.key,
+      400,
+    );
+    expect(sibling.error.code).toBe("invalid_cursor");
+    for (const query of ["limit=0", "limit=101", "limit=abc", "foo=1"]) {
+      const bad = await get<{ error: { code: string } }>(
+        `/workspaces/${workspace.workspaceId}/members?${query}`,
+        workspace.key,
+        400,
+      );
+      expect(bad.error.code).toBe("invalid_request");
+    }
+    await get(`/workspaces/not-an-id/members`, workspace.key, 400);
+  });
+});
+
+describe("people shown inside resources", () => {
+  it("shows assignees as { id, name, email }, and a changed name everywhere on the next read", async () => {
+    const workspace = await inboxWorkspace();
+    const bob = await addInboxMember(workspace, "member", "all");
+    await rename(bob.userId, "Bob Baker");
+    const conversationId = await addConversation("us", workspace.workspaceId, "Renewal");
+    const patched = await call(`/inbox/conversations/${conversationId}`, {
+      method: "PATCH",
+      key: workspace.key,
+      json: { assigneeUserIds: [bob.userId] },
+    });
+    expect(patched.status).toBe(200);
+    const bobShown = { id: bob.userId, name: "Bob Baker", email: `${bob.userId}@test.example` };
+    expect(((await patched.json()) as { conversation: { assignees: unknown } }).conversation.assignees).toEqual([bobShown]);
+    const recordId = await addPerson(workspace.key, workspace.workspaceId, "Peter Customer", "peter@customer.example");
+    const created = await call(`/records/${recordId}/tasks`, {
+      method: "POST",
+      key: workspace.key,
+      json: { title: "Call back", assigneeUserIds: [bob.userId] },
+    });
+    expect(created.status).toBe(201);
+    const { task } = (await created.json()) as { task: { id: string; assigneeUserIds: string[]; assignees: unknown } };
+    expect(task.assigneeUserIds).toEqual([bob.userId]);
+    expect(task.assignees).toEqual([bobShown]);
+
+    await rename(bob.userId, "Robert Baker");
+    const renamed = { ...bobShown, name: "Robert Baker" };
+    const conversation = await get<{ conversation: { assignees: unknown } }>(
+      `/inbox/conversations/${conversationId}`,
+      workspace.key,
+    );
+    expect(conversation.conversation.assignees).toEqual([renamed]);
+    const list = await get<Page<{ id: string; assignees: unknown }>>(
+      `/inbox/conversations?workspaceId=${workspace.workspaceId}`,
+      workspace.key,
+    );
+    expect(list.data.find((item) => item.id === conversationId)?.assignees).toEqual([renamed]);
+    expect((await get<{ task: { assignees: unknown } }>(`/tasks/${task.id}`, workspace.key)).task.assignees).toEqual([renamed]);
+    const tasks = await get<Page<{ id: string; assignees: unknown }>>(
+      `/tasks?workspaceId=${workspace.workspaceId}&assigneeUserId=${bob.userId}`,
+      workspace.key,
+    );
+    expect(tasks.data.map((item) => item.assignees)).toEqual([[renamed]]);
+    const members = await allMembers(workspace.workspaceId, workspace.key);
+    expect(members.find((member) => member.id === bob.userId)?.name).toBe("Robert Baker");
+  });
+});

@@ -1,0 +1,206 @@
+import { ApiError, type DeliveredEventType, type operations, webhookTestEventType } from "@crm/contracts";
+import { newId, regional } from "@crm/db";
+import { and, desc, eq, gt, gte, sql } from "drizzle-orm";
+import type { Database, RegionEnv, ServiceContext } from "../../env";
+import type { BodyOf } from "../../inputs";
+import { keptSince, selectionConditions, writeOrder } from "../events-feed/stored-events";
+import { type DeliveryEnv, routeDeliveries } from "./deliver";
+import { deliveryId } from "./fanout";
+import type { DeliveryMessage } from "./messages";
+import type { WebhookRow } from "./resources";
+import { loadWebhook } from "./subscriptions";
+
+const { eventOutbox, webhookAttempts } = regional;
+
+/** Events handed to the lane per call of a replay: bounded memory and RPC size whatever the range holds. */
+const replayPage = 200;
+
+/** A subscription that may be sent to: admins and owners only, and an inactive one is 409 with its reason. */
+async function activeWebhook(context: ServiceContext, webhookId: string): Promise<WebhookRow> {
+  const webhook = await loadWebhook(context, webhookId);
+  if (!webhook.isActive)
+    throw new ApiError("webhook_disabled", "The subscription is inactive: reactivate it with PATCH isActive: true first", {
+      reason: webhook.disabledReason === "gone" ? "The receiver answered 410 Gone" : "Deactivated with isActive: false",
+      disabledReason: webhook.disabledReason,
+    });
+  return webhook;
+}
+
+const queued = (message: DeliveryMessage) => ({
+  delivery: {
+    deliveryId: message.deliveryId,
+    webhookId: message.webhookId,
+    eventId: message.eventId,
+    eventType: message.eventType,
+    attempt: message.attempt,
+    status: "queued" as const,
+  },
+});
+
+function deliveryOf(
+  context: ServiceContext,
+  webhook: WebhookRow,
+  event: { id: string; type: DeliveredEventType; payload: string },
+  attempt: number,
+  id: string,
+): DeliveryMessage {
+  return {
+    shard: context.actor.shard,
+    deliveryId: id,
+    webhookId: webhook.id,
+    workspaceId: webhook.workspaceId,
+    eventId: event.id,
+    eventType: event.type,
+    payload: event.payload,
+    attempt,
+    notBefore: 0,
+  };
+}
+
+/**
+ * `POST /webhooks/{webhookId}/test`: a `webhook.test` event for this subscription alone, kept in the
+ * outbox already marked queued (no fan-out ever sees it; a redelivery reads it back like any event)
+ * and handed to the subscription's lane through the workspace's burst limit, as every delivery is.
+ */
+export async function testWebhookOf(context: ServiceContext, env: DeliveryEnv, webhookId: string) {
+  const { db, actor } = context;
+  const webhook = await activeWebhook(context, webhookId);
+  const now = Date.now();
+  const event = {
+    id: newId("evt", now),
+    type: webhookTestEventType as DeliveredEventType,
+    createdAt: now,
+    organizationId: actor.organizationId,
+    workspaceId: webhook.workspaceId,
+    actor: actor.actor,
+    data: { webhookId: webhook.id, message: "A test delivery sent with POST /webhooks/{webhookId}/test" },
+  };
+  const payload = JSON.stringify(event);
+  await db.insert(eventOutbox).values({
+    id: event.id,
+    organizationId: event.organizationId,
+    workspaceId: event.workspaceId,
+    objectTypeId: null,
+    type: event.type,
+    payload,
+    createdAt: now,
+    queuedAt: now,
+    claimedAt: now,
+  });
+  const message = deliveryOf(context, webhook, { ...event, payload }, 1, await deliveryId(event.id, webhook.id));
+  await routeDeliveries(db, env, [message], now);
+  return queued(message);
+}
+
+/**
+ * `POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver`: one more attempt of a delivery that
+ * ended, numbered after its last, with its event's stored body and the same `webhook-id`.
+ */
+export async function redeliverOf(context: ServiceContext, env: DeliveryEnv, webhookId: string, id: string) {
+  const { db } = context;
+  const webhook = await activeWebhook(context, webhookId);
+  const [latest] = await db
+    .select()
+    .from(webhookAttempts)
+    .where(and(eq(webhookAttempts.deliveryId, id), eq(webhookAttempts.webhookId, webhook.id)))
+    .orderBy(desc(webhookAttempts.createdAt), desc(webhookAttempts.id))
+    .limit(1);
+  if (!latest) throw new ApiError("not_found", "Delivery not found");
+  if (latest.status === "retrying" || latest.status === "rate_limited")
+    throw new ApiError("delivery_pending", "The delivery is still waiting for its next attempt", {
+      nextAttemptAt: latest.nextAttemptAt,
+    });
+  const now = Date.now();
+  const [event] = await db
+    .select({ id: eventOutbox.id, type: eventOutbox.type, payload: eventOutbox.payload })
+    .from(eventOutbox)
+    .where(and(eq(eventOutbox.id, latest.eventId), gte(eventOutbox.createdAt, keptSince(now))));
+  if (!event) throw new ApiError("not_found", "The delivery's event is older than 30 days and no longer kept");
+  const attempts = await lastAttempts(db, [id]);
+  const message = deliveryOf(
+    context,
+    webhook,
+    { ...event, type: event.type as DeliveredEventType },
+    (attempts.get(id) ?? 0) + 1,
+    id,
+  );
+  await routeDeliveries(db, env, [message], now);
+  return queued(message);
+}
+
+/**
+ * `POST /webhooks/{webhookId}/replay`: the events of the range that the subscription's filters match
+ * and that came after it was created, in write order, handed to its lane a page at a time, each
+ * with the delivery id (`webhook-id`) it had. They bypass the workspace's burst limit: the lane sends
+ * them at its own pace (8 in flight, its retries and breaker) and other subscriptions, each with a
+ * lane of its own, are not slowed. A request that stops midway has handed over whole pages; a retry
+ * with the same `Idempotency-Key` after its lock expired hands them over again (a lane ignores a
+ * delivery it still holds; one it finished goes once more, with the same `webhook-id`).
+ */
+export async function replayOf(
+  context: ServiceContext,
+  env: Pick<RegionEnv, "WEBHOOK_ENDPOINTS">,
+  webhookId: string,
+  { sinceMs, untilMs }: BodyOf<typeof operations.replayWebhook>,
+  now = Date.now(),
+) {
+  const { db } = context;
+  const webhook = await activeWebhook(context, webhookId);
+  const until = untilMs ?? now;
+  const problems = [
+    ...(sinceMs < keptSince(now) ? [{ path: "body.sinceMs", message: "Must be within the last 30 days" }] : []),
+    ...(until <= sinceMs ? [{ path: "body.untilMs", message: "Must be after sinceMs" }] : []),
+  ];
+  if (problems.length > 0) throw new ApiError("invalid_request", "The range to replay is not valid", problems);
+  const selection = selectionConditions(
+    {
+      workspaceId: webhook.workspaceId,
+      types: webhook.eventTypes,
+      objectTypeIds: webhook.objectTypeIds.length > 0 ? webhook.objectTypeIds : undefined,
+      sinceMs: Math.max(sinceMs, webhook.createdAt),
+      untilMs: until,
+      linkedConversationsOnly: false,
+    },
+    now,
+  );
+  const lane = env.WEBHOOK_ENDPOINTS.get(env.WEBHOOK_ENDPOINTS.idFromName(webhook.id));
+  let position = 0;
+  let count = 0;
+  for (;;) {
+    const page = await db
+      .select({ position: writeOrder, id: eventOutbox.id, type: eventOutbox.type, payload: eventOutbox.payload })
+      .from(eventOutbox)
+      .where(and(selection, gt(writeOrder, position)))
+      .orderBy(writeOrder)
+      .limit(replayPage);
+    if (page.length === 0) break;
+    const ids = await Promise.all(page.map((event) => deliveryId(event.id, webhook.id)));
+    const attempts = await lastAttempts(db, ids);
+    await lane.accept(
+      page.map((event, i) => {
+        const id = ids[i] as string;
+        return deliveryOf(
+          context,
+          webhook,
+          { ...event, type: event.type as DeliveredEventType },
+          (attempts.get(id) ?? 0) + 1,
+          id,
+        );
+      }),
+    );
+    count += page.length;
+    position = (page.at(-1) as { position: number }).position;
+    if (page.length < replayPage) break;
+  }
+  return { queued: count };
+}
+
+/** The number of the last attempt of each delivery named (absent: none yet), in one query. */
+async function lastAttempts(db: Database, ids: string[]): Promise<Map<string, number>> {
+  const rows = await db
+    .select({ deliveryId: webhookAttempts.deliveryId, attempt: sql<number>`max(${webhookAttempts.attempt})` })
+    .from(webhookAttempts)
+    .where(sql`${webhookAttempts.deliveryId} in (select value from json_each(${JSON.stringify(ids)}))`)
+    .groupBy(webhookAttempts.deliveryId);
+  return new Map(rows.map((row) => [row.deliveryId, row.attempt]));
+}

@@ -1,0 +1,48 @@
+import type { operations, WorkspaceMember } from "@crm/contracts";
+import { regional } from "@crm/db";
+import { eq } from "drizzle-orm";
+import { reachWorkspace, userAccess } from "../access";
+import type { ServiceContext } from "../env";
+import type { QueryOf } from "../inputs";
+import { paginateSorted } from "../pagination";
+
+const { workspaceMembers } = regional;
+
+/**
+ * Everyone who can act in a workspace, by id: its members (their memberships are this region's),
+ * the organization's admins and owners through their inherited access, and its agents, with names,
+ * addresses and organization roles from the directory (the gateway's control D1), read now.
+ * Users who left the organization are not listed, whatever memberships remain.
+ */
+export async function listWorkspaceMembersOf(
+  { db, actor, directory, cursorSecret }: ServiceContext,
+  workspaceId: string,
+  { limit, cursor }: QueryOf<typeof operations.listWorkspaceMembers>,
+) {
+  await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
+  const memberships = new Map(
+    (await db.select().from(workspaceMembers).where(eq(workspaceMembers.workspaceId, workspaceId))).map((row) => [
+      row.userId,
+      row,
+    ]),
+  );
+  const entries = await directory.entries(actor.organizationId, {
+    userIds: [...memberships.keys()],
+    everyAdmin: true,
+    agents: true,
+  });
+  const members = entries.flatMap((entry): WorkspaceMember[] => {
+    if (entry.type === "agent")
+      return [
+        { id: entry.id, type: "agent", name: entry.name, email: null, role: null, isInheritedAccess: true, inboxAccess: "all" },
+      ];
+    const membership = memberships.get(entry.id) ?? null;
+    const access = userAccess(entry.organizationRole, membership);
+    if (entry.organizationRole === null || access.role === null) return [];
+    return [{ id: entry.id, type: "user", name: entry.name, email: entry.email, ...access }];
+  });
+  return paginateSorted(
+    { scope: `members:${workspaceId}`, limit, cursor, rows: members, key: (member) => member.id },
+    cursorSecret,
+  );
+}
