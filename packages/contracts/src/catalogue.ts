@@ -48,6 +48,7 @@ import {
   queryRecords,
   updateRecord,
 } from "./operations/records";
+import { batchRecords, searchRecords } from "./operations/records-bulk";
 import { createTask, deleteTask, getTask, listRecordTasks, listTasks, updateTask } from "./operations/tasks";
 import { getUsage } from "./operations/usage";
 import {
@@ -87,6 +88,9 @@ export const operations = {
   deleteView,
   reorderViews,
   createRecord,
+  // Before GET /records/{recordId}, which would otherwise take "search" for an id.
+  searchRecords,
+  batchRecords,
   getRecord,
   updateRecord,
   deleteRecord,

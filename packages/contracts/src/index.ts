@@ -28,6 +28,7 @@ export * from "./operations/notes";
 export * from "./operations/provider-events";
 export * from "./operations/public";
 export * from "./operations/records";
+export * from "./operations/records-bulk";
 export * from "./operations/tasks";
 export * from "./operations/usage";
 export * from "./operations/webhooks";

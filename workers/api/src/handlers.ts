@@ -50,11 +50,13 @@ import { getNote } from "./routes/notes/get-note";
 import { listNotes } from "./routes/notes/list-notes";
 import { updateNote } from "./routes/notes/update-note";
 import { assertRecord } from "./routes/records/assert-record";
+import { batchRecords } from "./routes/records/batch-records";
 import { createRecord } from "./routes/records/create-record";
 import { deleteRecord } from "./routes/records/delete-record";
 import { getRecord } from "./routes/records/get-record";
 import { listRecords } from "./routes/records/list-records";
 import { queryRecords } from "./routes/records/query-records";
+import { searchRecords } from "./routes/records/search-records";
 import { updateRecord } from "./routes/records/update-record";
 import { createTask } from "./routes/tasks/create-task";
 import { deleteTask } from "./routes/tasks/delete-task";
@@ -93,6 +95,8 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   deleteView,
   reorderViews,
   createRecord,
+  searchRecords,
+  batchRecords,
   getRecord,
   updateRecord,
   deleteRecord,

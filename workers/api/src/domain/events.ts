@@ -1,5 +1,5 @@
 import type { DomainEvent, EventData, EventType, ObjectTypeEventType } from "@crm/contracts";
-import { newId, regional } from "@crm/db";
+import { insertRowsAsJson, newId, regional } from "@crm/db";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../env";
 
@@ -19,16 +19,8 @@ export interface EventSource {
   actor: DomainEvent["actor"];
 }
 
-/**
- * The outbox insert announcing a change, to run in the same D1 batch as the change itself:
- * both happen or neither does. Delivery picks it up from the outbox. Every producer goes through here.
- */
-export function eventStatement<Type extends EventType>(
-  db: Database,
-  source: EventSource,
-  input: EventInput<Type>,
-  now = Date.now(),
-): BatchItem<"sqlite"> {
+/** The outbox row of an event. */
+function outboxRow<Type extends EventType>(source: EventSource, input: EventInput<Type>, now: number) {
   const event: DomainEvent = {
     id: newId("evt", now),
     type: input.type,
@@ -39,7 +31,7 @@ export function eventStatement<Type extends EventType>(
     actor: source.actor,
     data: input.data,
   };
-  return db.insert(regional.eventOutbox).values({
+  return {
     id: event.id,
     organizationId: event.organizationId,
     workspaceId: event.workspaceId,
@@ -49,7 +41,37 @@ export function eventStatement<Type extends EventType>(
     createdAt: now,
     queuedAt: null,
     claimedAt: null,
-  });
+  };
+}
+
+/**
+ * The outbox insert announcing a change, to run in the same D1 batch as the change itself:
+ * both happen or neither does. Delivery picks it up from the outbox. Every producer goes through here.
+ */
+export function eventStatement<Type extends EventType>(
+  db: Database,
+  source: EventSource,
+  input: EventInput<Type>,
+  now = Date.now(),
+): BatchItem<"sqlite"> {
+  return db.insert(regional.eventOutbox).values(outboxRow(source, input, now));
+}
+
+/** Several events of one change (a batch of records) in one insert, for the same batch as the change. */
+export function eventsStatement<Type extends EventType>(
+  db: Database,
+  source: EventSource,
+  inputs: EventInput<Type>[],
+  now = Date.now(),
+): BatchItem<"sqlite">[] {
+  if (inputs.length === 0) return [];
+  return [
+    insertRowsAsJson(
+      db,
+      regional.eventOutbox,
+      inputs.map((input) => outboxRow(source, input, now)),
+    ),
+  ];
 }
 
 /** The keys a change request gave whose value differs afterwards: the `changedFields` of update events. */

@@ -2,13 +2,14 @@ import { regional } from "@crm/db";
 import { eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../env";
+import { unindexFields } from "../records/search-index";
 import { type ViewShape, viewMentionsField, viewWithoutField } from "./view-config";
 
 const { fieldDefinitions, fieldOptions, recordViews, recordValues } = regional;
 
 /**
  * The statements that remove fields for good (reference rule 3): their stored values and
- * relations, their options, every mention in the saved views of their object types, and the
+ * relations, their search index rows, their options, every mention in the saved views of their object types, and the
  * definitions. Views are rewritten here, in the same batch as the rest.
  */
 export async function fieldRemovalStatements(
@@ -22,6 +23,7 @@ export async function fieldRemovalStatements(
   const views = await db.select().from(recordViews).where(inArray(recordViews.objectTypeId, objectTypeIds));
   const statements: BatchItem<"sqlite">[] = [
     db.delete(recordValues).where(inArray(recordValues.fieldDefinitionId, fieldIds)),
+    unindexFields(db, fieldIds),
     db.delete(fieldOptions).where(inArray(fieldOptions.fieldDefinitionId, fieldIds)),
   ];
   for (const view of views) {

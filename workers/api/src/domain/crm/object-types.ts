@@ -5,6 +5,7 @@ import { loadInWorkspace, reachWorkspace } from "../../access";
 import { runBatch } from "../../batch";
 import type { ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";
+import { unindexObjectType } from "../records/search-index";
 import { customObjectType, objectTypeStatements } from "./blueprints";
 import { fieldRemovalStatements } from "./field-removal";
 import { objectTypeResponse } from "./resources";
@@ -90,7 +91,7 @@ export async function updateObjectTypeOf(
 
 /**
  * Permanent delete of a custom object type, in one batch (reference rule 4): its records with
- * their values, values elsewhere pointing at its records, relation fields of other types that
+ * their values and search index rows, values elsewhere pointing at its records, relation fields of other types that
  * target it (removed as field deletes are, views included), its options, fields and views.
  */
 export async function deleteObjectTypeOf(context: ServiceContext, objectTypeId: string): Promise<void> {
@@ -109,6 +110,7 @@ export async function deleteObjectTypeOf(context: ServiceContext, objectTypeId: 
   await db.batch([
     db.delete(recordValues).where(inArray(recordValues.targetRecordId, ownRecords)),
     db.delete(recordValues).where(inArray(recordValues.recordId, ownRecords)),
+    unindexObjectType(db, objectTypeId),
     ...(await fieldRemovalStatements(db, pointingFields)),
     db.delete(records).where(eq(records.objectTypeId, objectTypeId)),
     db.delete(fieldOptions).where(inArray(fieldOptions.fieldDefinitionId, ownFields)),

@@ -4,13 +4,12 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { loadInWorkspace, loadInWorkspaceWith, memberJoin, workspaceAccessFrom } from "../../access";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
-import { checkScalar } from "../crm/field-types";
 import { loadObjectType } from "../crm/object-types";
 import { withOptions } from "../crm/resources";
 import { loadView } from "../crm/views";
+import { matchingKey, uniqueMatchingField } from "./matching";
 import { queryRecordPage } from "./query";
 import { type RecordResponse, recordFields, responsesFrom, valuesFromJson, valuesJson } from "./store";
-import { identityKeyOf } from "./values";
 import { insertRecord, softDeleteRecord, writeRecordChanges } from "./write";
 
 const { records, recordValues, fieldDefinitions, fieldOptions, objectTypes, workspaces, workspaceMembers } = regional;
@@ -81,22 +80,12 @@ export async function assertRecordIn(
   const { db, actor } = context;
   const objectType = await loadObjectType(context, objectTypeId, "member");
   const fields = await recordFields(db, objectTypeId);
-  const matching = fields.find((field) => field.slug === matchingField);
-  if (!matching?.isUnique) {
-    throw new ApiError("invalid_request", "matchingField must name a unique field of the object type", [
-      { path: "query.matchingField", message: matching ? "Not a unique field" : "Not a field of this object type" },
-    ]);
-  }
-  const value = checkScalar({ type: matching.type }, input[matchingField]);
-  if (!value.ok || typeof value.value === "boolean") {
-    throw new ApiError("invalid_request", "fields must set the matching field", [
-      { path: `body.fields.${matchingField}`, message: value.ok ? "Required to match" : value.message },
-    ]);
-  }
+  const matching = uniqueMatchingField(fields, matchingField);
+  const key = matchingKey(matching, input);
   const [match] = await db
     .select({ recordId: recordValues.recordId })
     .from(recordValues)
-    .where(and(eq(recordValues.fieldDefinitionId, matching.id), eq(recordValues.identityKey, identityKeyOf(value.value))))
+    .where(and(eq(recordValues.fieldDefinitionId, matching.id), eq(recordValues.identityKey, key)))
     .limit(1);
   if (match) {
     const record = await loadRecord(context, match.recordId, "member");
