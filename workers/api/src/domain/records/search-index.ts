@@ -1,5 +1,5 @@
 import type { FieldType } from "@crm/contracts";
-import { insertRowsAsJson, regional } from "@crm/db";
+import { regional } from "@crm/db";
 import { eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../env";
@@ -35,8 +35,10 @@ function searchText(field: RecordField, value: string): string {
   return field.options.find((option) => option.value === value)?.label ?? value;
 }
 
+type TermRow = Omit<typeof recordSearchTerms.$inferInsert, "id">;
+
 function termRows(fields: RecordField[], written: IndexedRecord) {
-  const rows: (typeof recordSearchTerms.$inferInsert)[] = [];
+  const rows: TermRow[] = [];
   for (const field of fields) {
     if (!isSearchable(field)) continue;
     for (const value of written.planned.get(field.id) ?? []) {
@@ -54,6 +56,19 @@ function termRows(fields: RecordField[], written: IndexedRecord) {
   }
   return rows;
 }
+
+/**
+ * Every row in one statement, as `insertRowsAsJson` writes (which cannot leave the rowid to SQLite):
+ * a null `id` is given the next rowid.
+ */
+const insertTermRows = (db: Database, rows: TermRow[]) =>
+  db
+    .insert(recordSearchTerms)
+    .select(
+      sql`select null, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 from json_each(${JSON.stringify(
+        rows.map((row) => [row.recordId, row.fieldDefinitionId, row.objectTypeId, row.workspaceId, row.name, row.body]),
+      )})`,
+    );
 
 /**
  * Statements that make the index hold what the written fields of these records now hold: the old
@@ -82,7 +97,7 @@ export function searchIndexStatements(
       );
   }
   const rows = written.flatMap((record) => termRows(fields, record));
-  if (rows.length > 0) statements.push(insertRowsAsJson(db, recordSearchTerms, rows));
+  if (rows.length > 0) statements.push(insertTermRows(db, rows));
   return statements;
 }
 
