@@ -22,7 +22,9 @@ interface BatchResult {
 /** A fresh workspace of its own (people type included), so that counts and identities are the test's alone. */
 async function peopleWorkspace() {
   const workspace = await inboxWorkspace();
-  const { objects } = (await (await call(`/crm/objects?workspaceId=${workspace.workspaceId}`, { key: workspace.key })).json()) as {
+  const { objects } = (await (
+    await call(`/crm/objects?workspaceId=${workspace.workspaceId}`, { key: workspace.key })
+  ).json()) as {
     objects: { id: string; slug: string }[];
   };
   const typeId = (slug: string) => objects.find((object) => object.slug === slug)?.id as string;
@@ -39,7 +41,6 @@ async function results(response: Response): Promise<BatchResult[]> {
   expect(response.status, text).toBe(200);
   return (JSON.parse(text) as { results: BatchResult[] }).results;
 }
-
 
 describe("POST /records/batch", () => {
   it("writes the valid items, answers each invalid one with the error it gets alone, and emits one event per record written", async () => {
@@ -90,7 +91,10 @@ describe("POST /records/batch", () => {
       code: "identity_conflict",
       details: { matches: [{ recordId: existing.record.id, field: "email", value: taken }] },
     });
-    expect(answered[4]?.error).toMatchObject({ code: "invalid_request", details: [{ path: "body.fields.name", message: "Required" }] });
+    expect(answered[4]?.error).toMatchObject({
+      code: "invalid_request",
+      details: [{ path: "body.fields.name", message: "Required" }],
+    });
     for (const result of answered.filter((result) => result.status === 201)) {
       const { record } = await expectStatus<{ record: CrmRecord }>(200, `/records/${result.record?.id}`, { key: workspace.key });
       expect(record).toEqual(result.record);
@@ -106,7 +110,9 @@ describe("POST /records/batch", () => {
 
   it("takes 100 items in one request, refuses 101 whole, and charges the sum in the usage ledger", async () => {
     const workspace = await peopleWorkspace();
-    const hundred = Array.from({ length: 100 }, (_, i) => ({ fields: { name: `Person ${i}`, email: `p${i}-${unique()}@example.com` } }));
+    const hundred = Array.from({ length: 100 }, (_, i) => ({
+      fields: { name: `Person ${i}`, email: `p${i}-${unique()}@example.com` },
+    }));
     const response = await batch(workspace, { objectTypeId: workspace.peopleId, operation: "create", records: hundred });
     expect(response.headers.get("x-token-cost")).toBe("40");
     const answered = await results(response);
@@ -120,12 +126,12 @@ describe("POST /records/batch", () => {
     });
     expect(tooMany.status).toBe(400);
     expect(tooMany.headers.get("x-token-cost")).toBe("0");
-    expect(((await tooMany.json()) as ErrorBody).error.details).toEqual([
-      expect.objectContaining({ path: "body.records" }),
-    ]);
+    expect(((await tooMany.json()) as ErrorBody).error.details).toEqual([expect.objectContaining({ path: "body.records" })]);
     const report = await eventually(
       async () =>
-        (await (await call("/usage", { key: workspace.key })).json()) as { data: { route: string; requests: number; costUnits: number }[] },
+        (await (await call("/usage", { key: workspace.key })).json()) as {
+          data: { route: string; requests: number; costUnits: number }[];
+        },
       (report) => report.data.some((row) => row.route === "POST /records/batch"),
     );
     expect(report.data.find((row) => row.route === "POST /records/batch")).toMatchObject({ requests: 1, costUnits: 4000 });
@@ -137,14 +143,23 @@ describe("POST /records/batch", () => {
     for (const [body, path] of [
       [{ objectTypeId: workspace.peopleId, operation: "create", records: [] }, "body.records"],
       [{ objectTypeId: workspace.peopleId, operation: "update", records: [record] }, "body.records.0.id"],
-      [{ objectTypeId: workspace.peopleId, operation: "create", records: [{ ...record, id: "rec_0000000000000000000000000" }] }, "body.records.0.id"],
+      [
+        { objectTypeId: workspace.peopleId, operation: "create", records: [{ ...record, id: "rec_0000000000000000000000000" }] },
+        "body.records.0.id",
+      ],
       [{ objectTypeId: workspace.peopleId, operation: "upsert", records: [record] }, "body.matchingField"],
-      [{ objectTypeId: workspace.peopleId, operation: "create", matchingField: "email", records: [record] }, "body.matchingField"],
+      [
+        { objectTypeId: workspace.peopleId, operation: "create", matchingField: "email", records: [record] },
+        "body.matchingField",
+      ],
       [{ objectTypeId: workspace.peopleId, operation: "delete", records: [record] }, "body.operation"],
       [{ objectTypeId: workspace.peopleId, operation: "create", records: [{ fields: {} }] }, "body.records.0.fields"],
       [{ objectTypeId: workspace.peopleId, operation: "create", records: [{ ...record, extra: 1 }] }, "body.records.0.extra"],
       [{ objectTypeId: workspace.peopleId, operation: "create", records: "Ada" }, "body.records"],
-      [{ objectTypeId: workspace.peopleId, operation: "upsert", matchingField: "name", records: [record] }, "query.matchingField"],
+      [
+        { objectTypeId: workspace.peopleId, operation: "upsert", matchingField: "name", records: [record] },
+        "query.matchingField",
+      ],
     ] as const) {
       const response = await batch(workspace, body as Record<string, unknown>);
       const error = ((await response.json()) as ErrorBody).error;
@@ -161,16 +176,16 @@ describe("POST /records/batch", () => {
       await batch(workspace, {
         objectTypeId: workspace.peopleId,
         operation: "create",
-        records: [
-          { fields: { name: "First", email } },
-          { fields: { name: "Second", email: email.toUpperCase() } },
-        ],
+        records: [{ fields: { name: "First", email } }, { fields: { name: "Second", email: email.toUpperCase() } }],
       }),
     );
     expect(answered[0]?.status).toBe(201);
     expect(answered[1]).toMatchObject({
       status: 409,
-      error: { code: "identity_conflict", details: { matches: [{ recordId: answered[0]?.record?.id, field: "email", index: 0 }] } },
+      error: {
+        code: "identity_conflict",
+        details: { matches: [{ recordId: answered[0]?.record?.id, field: "email", index: 0 }] },
+      },
     });
   });
 
@@ -229,7 +244,10 @@ describe("POST /records/batch", () => {
     expect(answered.map((result) => result.status)).toEqual([200, 201, 400, 409]);
     expect(answered[0]?.record).toMatchObject({ id: record.id, fields: { name: "Known", job_title: "Engineer" } });
     expect(answered[2]?.error).toMatchObject({ details: [{ path: "body.fields.email", message: "Expected an e-mail address" }] });
-    expect(answered[3]?.error).toMatchObject({ code: "identity_conflict", details: { matches: [{ recordId: record.id, index: 0 }] } });
+    expect(answered[3]?.error).toMatchObject({
+      code: "identity_conflict",
+      details: { matches: [{ recordId: record.id, index: 0 }] },
+    });
   });
 
   it("replays the whole batch for the same Idempotency-Key: the same answer and cost, no second event", async () => {
@@ -275,11 +293,7 @@ describe("POST /records/batch", () => {
     for (const [i, email] of emails.entries()) {
       const ofEmail = all.filter((result) => result.index === i);
       expect(ofEmail.filter((result) => result.status === 201)).toHaveLength(1);
-      const holders = await countRows(
-        "us",
-        regional.recordValues,
-        eq(regional.recordValues.identityKey, email.toLowerCase()),
-      );
+      const holders = await countRows("us", regional.recordValues, eq(regional.recordValues.identityKey, email.toLowerCase()));
       expect(holders).toBe(1);
     }
     const live = await countRows(

@@ -48,24 +48,22 @@ export const recordValues = sqliteTable(
 );
 
 /**
- * What record search reads (migration 0016): one row per stored value of a searchable field, the
- * value in `name` for the type's `name` field and in `body` otherwise. Triggers keep the FTS5 table
- * `record_search` in step with it; writers only ever touch this table.
+ * What record search reads (migration 0016): one row per live record, its `name` field's value in
+ * `name` and its other searchable values in `body`. Triggers keep the FTS5 table `record_search` in
+ * step with it; writers only ever touch this table.
  */
 export const recordSearchTerms = sqliteTable(
   "record_search_terms",
   {
     id: integer("id").primaryKey(),
     recordId: text("record_id").notNull(),
-    fieldDefinitionId: text("field_definition_id").notNull(),
     objectTypeId: text("object_type_id").notNull(),
     workspaceId: text("workspace_id").notNull(),
     name: text("name").notNull(),
     body: text("body").notNull(),
   },
   (table) => [
-    index("record_search_terms_record").on(table.recordId, table.fieldDefinitionId),
-    index("record_search_terms_field").on(table.fieldDefinitionId),
+    uniqueIndex("record_search_terms_record").on(table.recordId),
     index("record_search_terms_object_type").on(table.objectTypeId),
   ],
 );

@@ -5,7 +5,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../batch";
 import type { ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";
-import { relabelOption } from "../records/search-index";
+import { reindexOptionHolders } from "../records/search-index";
 import { defaultOptionColor } from "./field-creation";
 import { isChoiceType } from "./field-types";
 import { loadField } from "./fields";
@@ -124,7 +124,8 @@ export async function updateFieldOptionOf(
         .where(and(eq(recordValues.fieldDefinitionId, fieldDefinitionId), eq(recordValues.valueText, option.value))),
     );
   }
-  if (next.label !== option.label) statements.push(relabelOption(db, fieldDefinitionId, next.value, option.label, next.label));
+  // Records holding the option are found by its label.
+  if (next.label !== option.label) statements.push(...reindexOptionHolders(db, fieldDefinitionId, next.value));
   await runBatch(db, statements);
   return optionResponse(next);
 }

@@ -91,7 +91,7 @@ export async function updateObjectTypeOf(
 
 /**
  * Permanent delete of a custom object type, in one batch (reference rule 4): its records with
- * their values and search index rows, values elsewhere pointing at its records, relation fields of other types that
+ * their values and search rows, values elsewhere pointing at its records, relation fields of other types that
  * target it (removed as field deletes are, views included), its options, fields and views.
  */
 export async function deleteObjectTypeOf(context: ServiceContext, objectTypeId: string): Promise<void> {
@@ -99,7 +99,7 @@ export async function deleteObjectTypeOf(context: ServiceContext, objectTypeId: 
   const objectType = await loadObjectType(context, objectTypeId, "admin");
   if (objectType.isSystem) throw new ApiError("system_resource", "System object types cannot be deleted");
   const pointingFields = await db
-    .select({ id: fieldDefinitions.id, objectTypeId: fieldDefinitions.objectTypeId })
+    .select({ id: fieldDefinitions.id, objectTypeId: fieldDefinitions.objectTypeId, type: fieldDefinitions.type })
     .from(fieldDefinitions)
     .where(and(eq(fieldDefinitions.relationObjectTypeId, objectTypeId), ne(fieldDefinitions.objectTypeId, objectTypeId)));
   const ownFields = db

@@ -1,123 +1,72 @@
 import type { FieldType } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../env";
-import type { RecordField, StoredValue } from "./values";
 
-const { recordSearchTerms, recordValues } = regional;
+const { records, recordValues, fieldDefinitions, fieldOptions, recordSearchTerms } = regional;
 
 /**
- * The writing side of record search (migration 0016): the rows of `record_search_terms` a record's
- * values make, replaced in the same batch as the values themselves, so that a search never finds
- * what a record no longer holds nor misses what it holds. Triggers carry each row into the FTS5 index.
+ * The writing side of record search (migration 0016): a record's row in `record_search_terms`,
+ * rebuilt from its stored values by one statement in the same batch as every write that changes
+ * what it is found by (the record's own writes, a field's deletion, an option's new label), after
+ * the statements that change the values. So a search never finds what a record no longer holds nor
+ * misses what it holds. Triggers carry each row into the FTS5 index.
  */
 
-const searchableTypes = new Set<FieldType>(["text", "email", "phone", "url", "domain", "select", "multiselect"]);
+export const searchableTypes: readonly FieldType[] = ["text", "email", "phone", "url", "domain", "select", "multiselect"];
 
 /** The field whose matches rank first: every object type has a required `name`. */
-const nameSlug = "name";
-
-export const isSearchable = (field: Pick<RecordField, "type">) => searchableTypes.has(field.type);
-
-/** A record's written values, as the index needs them. */
-export interface IndexedRecord {
-  recordId: string;
-  objectTypeId: string;
-  workspaceId: string;
-  /** The planned values by field id: the fields written, each with all its rows. */
-  planned: Map<string, StoredValue[]>;
-}
-
-/** The text a stored value is found by: a select's option label, the value itself otherwise. */
-function searchText(field: RecordField, value: string): string {
-  if (field.type !== "select" && field.type !== "multiselect") return value;
-  return field.options.find((option) => option.value === value)?.label ?? value;
-}
-
-type TermRow = Omit<typeof recordSearchTerms.$inferInsert, "id">;
-
-function termRows(fields: RecordField[], written: IndexedRecord) {
-  const rows: TermRow[] = [];
-  for (const field of fields) {
-    if (!isSearchable(field)) continue;
-    for (const value of written.planned.get(field.id) ?? []) {
-      if (value.valueText === null) continue;
-      const text = searchText(field, value.valueText);
-      rows.push({
-        recordId: written.recordId,
-        fieldDefinitionId: field.id,
-        objectTypeId: written.objectTypeId,
-        workspaceId: written.workspaceId,
-        name: field.slug === nameSlug ? text : "",
-        body: field.slug === nameSlug ? "" : text,
-      });
-    }
-  }
-  return rows;
-}
+export const nameSlug = "name";
 
 /**
- * Every row in one statement, as `insertRowsAsJson` writes (which cannot leave the rowid to SQLite):
- * a null `id` is given the next rowid.
+ * Drops and rebuilds the rows of the records `scope` selects (a condition on `records` as "r"):
+ * the values of their searchable fields, options by their labels, the `name` field apart. A deleted
+ * record gets no row back. Raw SQL for the aggregate select, which drizzle's builder cannot write;
+ * the migration's backfill is the same statement.
  */
-const insertTermRows = (db: Database, rows: TermRow[]) =>
-  db
-    .insert(recordSearchTerms)
-    .select(
-      sql`select null, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 from json_each(${JSON.stringify(
-        rows.map((row) => [row.recordId, row.fieldDefinitionId, row.objectTypeId, row.workspaceId, row.name, row.body]),
-      )})`,
-    );
-
-/**
- * Statements that make the index hold what the written fields of these records now hold: the old
- * rows of those fields dropped (for updates), the new ones added, however many records, in two
- * statements.
- */
-export function searchIndexStatements(
-  db: Database,
-  fields: RecordField[],
-  written: IndexedRecord[],
-  replacing: boolean,
-): BatchItem<"sqlite">[] {
-  const searchable = new Set(fields.filter(isSearchable).map((field) => field.id));
-  const statements: BatchItem<"sqlite">[] = [];
-  if (replacing) {
-    const pairs = written.flatMap((record) =>
-      [...record.planned.keys()].filter((fieldId) => searchable.has(fieldId)).map((fieldId) => [record.recordId, fieldId]),
-    );
-    if (pairs.length > 0)
-      statements.push(
-        db
-          .delete(recordSearchTerms)
-          .where(
-            sql`(${recordSearchTerms.recordId}, ${recordSearchTerms.fieldDefinitionId}) in (select value ->> 0, value ->> 1 from json_each(${JSON.stringify(pairs)}))`,
-          ),
-      );
-  }
-  const rows = written.flatMap((record) => termRows(fields, record));
-  if (rows.length > 0) statements.push(insertTermRows(db, rows));
-  return statements;
+function reindexStatements(db: Database, scope: SQL, drop: SQL): BatchItem<"sqlite">[] {
+  const valueText = sql`coalesce(o.label, v.value_text)`;
+  const types = sql.join(
+    searchableTypes.map((type) => sql`${type}`),
+    sql`, `,
+  );
+  return [
+    db.delete(recordSearchTerms).where(drop),
+    // Columns in the table's order; a null id takes the next rowid.
+    db.insert(recordSearchTerms).select(sql`select null, r.id, r.object_type_id, r.workspace_id,
+        coalesce(group_concat(case when f.slug = ${nameSlug} then ${valueText} end, ' '), ''),
+        coalesce(group_concat(case when f.slug <> ${nameSlug} then ${valueText} end, ' '), '')
+      from ${records} r
+      join ${recordValues} v on v.record_id = r.id and v.value_text is not null
+      join ${fieldDefinitions} f on f.id = v.field_definition_id and f.type in (${types})
+      left join ${fieldOptions} o on o.field_definition_id = f.id and o.value = v.value_text
+      where r.deleted_at is null and ${scope}
+      group by r.id`),
+  ];
 }
 
-/** A deleted record is found no more. */
-export const unindexRecord = (db: Database, recordId: string) =>
-  db.delete(recordSearchTerms).where(eq(recordSearchTerms.recordId, recordId));
+/** After a write of these records (created, changed, deleted): their rows as their values now say. */
+export function reindexRecords(db: Database, recordIds: string[]): BatchItem<"sqlite">[] {
+  if (recordIds.length === 0) return [];
+  const ids = JSON.stringify(recordIds);
+  return reindexStatements(
+    db,
+    sql`r.id in (select value from json_each(${ids}))`,
+    sql`${recordSearchTerms.recordId} in (select value from json_each(${ids}))`,
+  );
+}
 
-/** Deleted fields' values are found no more. */
-export const unindexFields = (db: Database, fieldIds: string[]) =>
-  db.delete(recordSearchTerms).where(inArray(recordSearchTerms.fieldDefinitionId, fieldIds));
+/** After searchable fields of a type were deleted: every record of the type, without them. */
+export const reindexObjectType = (db: Database, objectTypeId: string) =>
+  reindexStatements(db, sql`r.object_type_id = ${objectTypeId}`, eq(recordSearchTerms.objectTypeId, objectTypeId));
+
+/** After an option's label changed: the records holding it are found by the new label. */
+export function reindexOptionHolders(db: Database, fieldDefinitionId: string, value: string) {
+  const holders = sql`(select ${recordValues.recordId} from ${recordValues} where ${recordValues.fieldDefinitionId} = ${fieldDefinitionId} and ${recordValues.valueText} = ${value})`;
+  return reindexStatements(db, sql`r.id in ${holders}`, inArray(recordSearchTerms.recordId, holders));
+}
 
 /** A deleted object type's records are found no more. */
 export const unindexObjectType = (db: Database, objectTypeId: string) =>
   db.delete(recordSearchTerms).where(eq(recordSearchTerms.objectTypeId, objectTypeId));
-
-/** Records holding an option are found by its new label once it is renamed. */
-export const relabelOption = (db: Database, fieldDefinitionId: string, value: string, from: string, to: string) =>
-  db
-    .update(recordSearchTerms)
-    .set({ body: to })
-    .where(
-      sql`${recordSearchTerms.fieldDefinitionId} = ${fieldDefinitionId} and ${recordSearchTerms.body} = ${from} and ${recordSearchTerms.recordId} in (select ${recordValues.recordId} from ${recordValues} where ${recordValues.fieldDefinitionId} = ${fieldDefinitionId} and ${recordValues.valueText} = ${value})`,
-    );

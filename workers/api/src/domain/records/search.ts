@@ -6,53 +6,79 @@ import type { ServiceContext } from "../../env";
 import type { QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
 import { fieldAndOptionQueries, withOptions } from "../crm/resources";
+import { searchableTypes } from "./search-index";
 import { type RecordResponse, responsesFrom, valuesFromJson, valuesJson } from "./store";
 
 const { objectTypes, fieldDefinitions, records, recordSearch, recordSearchTerms } = regional;
 
 /**
  * The reading side of record search: `record_search` (FTS5, migration 0016) answers which values
- * match, ranked by bm25 with a `name` match worth ten of one in another field; a record ranks by
- * its best matching value. Raw SQL for the match, since drizzle's query builder has no `MATCH`.
+ * records match, ranked by bm25 with a `name` match worth ten of one in the record's other values.
+ * Raw SQL for the match, since drizzle's query builder has no `MATCH`.
  */
 
 const maxWords = 16;
-const runsOf = (text: string) => text.match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/** Runs of letters and digits, case-folded and without diacritics: the words the FTS5 tokenizer (unicode61, remove_diacritics 2) makes of text. */
+export const wordsOf = (text: string) =>
+  text
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? [];
 
 /**
- * A user's words as an FTS5 query limited to one workspace. Each whitespace-separated term is a
- * phrase of its runs of letters and digits, the last one a prefix: `ann` finds Anna, `acme.ex` finds
- * `acme` followed by a word starting `ex`, as in anna@acme.example. Only those runs reach FTS5, each
- * inside double quotes, so nothing typed is read as query syntax. Null when no word is left.
+ * A user's words as phrases: each whitespace-separated term is a phrase of its runs of letters and
+ * digits, the last one a prefix: `ann` finds Anna, `acme.ex` finds `acme` followed by a word
+ * starting `ex`, as in anna@acme.example. At most 16 words.
  */
-export function recordSearchExpression(workspaceId: string, q: string): string | null {
-  const phrases: string[] = [];
+export function searchPhrases(q: string): string[][] {
+  const phrases: string[][] = [];
   let words = 0;
   for (const term of q.split(/\s+/u)) {
-    const kept = runsOf(term).slice(0, maxWords - words);
+    const kept = wordsOf(term).slice(0, maxWords - words);
     if (kept.length === 0) continue;
     words += kept.length;
-    phrases.push(`"${kept.join(" ")}"*`);
+    phrases.push(kept);
   }
-  if (phrases.length === 0) return null;
-  return `workspace_id : "${runsOf(workspaceId).join(" ")}" AND {name body} : (${phrases.join(" AND ")})`;
+  return phrases;
+}
+
+/**
+ * The phrases as an FTS5 query limited to one workspace: every phrase must match, in the record's
+ * name or in its other values. Only runs of letters and digits reach FTS5, each phrase inside
+ * double quotes, so nothing typed is read as query syntax.
+ */
+export function recordSearchExpression(workspaceId: string, phrases: string[][]): string {
+  const matches = phrases.map((phrase) => `"${phrase.join(" ")}"*`).join(" AND ");
+  return `workspace_id : "${wordsOf(workspaceId).join(" ")}" AND {name body} : (${matches})`;
+}
+
+/** Whether a phrase occurs in a value's words: consecutive, the last one as a prefix. */
+function occursIn(words: string[], phrase: string[]): boolean {
+  for (let start = 0; start + phrase.length <= words.length; start++) {
+    const fits = phrase.every((word, i) =>
+      i === phrase.length - 1 ? (words[start + i] as string).startsWith(word) : words[start + i] === word,
+    );
+    if (fits) return true;
+  }
+  return false;
 }
 
 interface Hit {
   recordId: string;
   score: number;
-  /** `[[fieldDefinitionId, score], …]` of the record's matching values. */
-  matched: string;
 }
 
 export async function searchRecordsIn(context: ServiceContext, query: QueryOf<typeof operations.searchRecords>) {
   const { db, actor, cursorSecret } = context;
   const { workspaceId, q, objectTypeIds, limit, cursor } = query;
-  const expression = recordSearchExpression(workspaceId, q);
-  if (expression === null)
+  const phrases = searchPhrases(q);
+  if (phrases.length === 0)
     throw new ApiError("invalid_request", "q must hold a letter or a digit", [
       { path: "query.q", message: "Nothing to search for" },
     ]);
+  const expression = recordSearchExpression(workspaceId, phrases);
   await requireWorkspace(db, actor, workspaceId);
   if (objectTypeIds) {
     const known = await db
@@ -74,22 +100,19 @@ export async function searchRecordsIn(context: ServiceContext, query: QueryOf<ty
         { column: sql`record_id`, direction: "asc", valueIn: (hit) => hit.recordId },
       ],
       fetch: ({ after, limit: fetchLimit }) =>
-        db.all<Hit>(sql`select record_id as recordId, score, matched from (
-            select ${recordSearchTerms.recordId} as record_id, min(m.score) as score,
-              json_group_array(json_array(${recordSearchTerms.fieldDefinitionId}, m.score)) as matched
-            from (select rowid, bm25(${recordSearch}, 0.0, 10.0, 1.0) as score from ${recordSearch} where ${recordSearch} match ${expression}) as m
-            join ${recordSearchTerms} on ${recordSearchTerms.id} = m.rowid
-            where ${recordSearchTerms.workspaceId} = ${workspaceId} ${ofTypes}
-            group by ${recordSearchTerms.recordId}
+        db.all<Hit>(sql`select record_id as recordId, score from (
+            select ${recordSearchTerms.recordId} as record_id, bm25(${recordSearch}, 0.0, 10.0, 1.0) as score
+            from ${recordSearch} join ${recordSearchTerms} on ${recordSearchTerms.id} = ${recordSearch}.rowid
+            where ${recordSearch} match ${expression} ${ofTypes}
           ) where ${after ?? sql`1`} order by score, record_id limit ${fetchLimit}`),
     },
     cursorSecret,
   );
-  return { data: await hitsWithRecords(context, page.data), pagination: page.pagination };
+  return { data: await hitsWithRecords(context, page.data, phrases), pagination: page.pagination };
 }
 
-/** The page's records with every field, and the slugs of the fields that matched, best first. */
-async function hitsWithRecords({ db }: ServiceContext, hits: Hit[]) {
+/** The page's records with every field, and the slugs of the fields that hold a phrase of the search. */
+async function hitsWithRecords({ db }: ServiceContext, hits: Hit[], phrases: string[][]) {
   if (hits.length === 0) return [];
   const ids = hits.map((hit) => hit.recordId);
   const rows = await db
@@ -101,15 +124,20 @@ async function hitsWithRecords({ db }: ServiceContext, hits: Hit[]) {
     fieldAndOptionQueries(db, inArray(fieldDefinitions.objectTypeId, typeIds) as SQL),
   );
   const fields = withOptions(fieldRows, optionRows);
-  const slugOf = new Map(fields.map((field) => [field.id, field.slug]));
   const byId = new Map(rows.map((row) => [row.record.id, row]));
   return hits.flatMap((hit) => {
     const row = byId.get(hit.recordId);
     if (!row) return [];
     const ofType = fields.filter((field) => field.objectTypeId === row.record.objectTypeId);
     const [record] = responsesFrom(ofType, [row.record], valuesFromJson(row.record.id, row.values)) as [RecordResponse];
-    const matched = (JSON.parse(hit.matched) as [string, number][]).sort((a, b) => a[1] - b[1]);
-    const matchedFields = [...new Set(matched.map(([fieldId]) => slugOf.get(fieldId) as string))];
+    const matchedFields = ofType
+      .filter((field) => searchableTypes.includes(field.type))
+      .filter((field) => {
+        const values = [record.fields[field.slug] ?? []].flat() as string[];
+        const texts = values.map((value) => field.options.find((option) => option.value === value)?.label ?? value);
+        return texts.some((text) => phrases.some((phrase) => occursIn(wordsOf(text), phrase)));
+      })
+      .map((field) => field.slug);
     return [{ record, objectTypeId: row.record.objectTypeId, matchedFields }];
   });
 }

@@ -5,7 +5,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../../batch";
 import type { Database } from "../../env";
 import { changedKeys, type EventInput, type EventSource, eventStatement, eventsStatement } from "../events";
-import { searchIndexStatements, unindexRecord } from "./search-index";
+import { reindexRecords } from "./search-index";
 import {
   checkReferences,
   identityConflict,
@@ -85,7 +85,7 @@ export function newRecordRow(actor: Actor, objectType: { id: string; workspaceId
 
 /**
  * Every statement that creates and changes records of one object type, whatever their number: rows,
- * values, search index and one event per record, a handful of statements in all (each statement of a
+ * values, search rows and one event per record, a handful of statements in all (each statement of a
  * D1 batch is prepared on its own). Returns the records as written, creations then changes.
  */
 export function recordWriteStatements(
@@ -106,12 +106,6 @@ export function recordWriteStatements(
     );
     const record = { ...before, fields: { ...before.fields, ...given }, updatedAt: now };
     return { record, changedFields: changedKeys(given, before.fields, record.fields) };
-  });
-  const indexed = (write: RecordCreation) => ({
-    recordId: write.row.id,
-    objectTypeId: write.row.objectTypeId,
-    workspaceId: write.row.workspaceId,
-    planned: write.planned,
   });
   const events: EventInput<"record.created" | "record.updated">[] = [
     ...created.map((record) => ({
@@ -154,8 +148,10 @@ export function recordWriteStatements(
       db,
       [...creations, ...changes].map(({ row, planned }) => ({ recordId: row.id, planned })),
     ),
-    ...searchIndexStatements(db, fields, creations.map(indexed), false),
-    ...searchIndexStatements(db, fields, changes.map(indexed), true),
+    ...reindexRecords(
+      db,
+      [...creations, ...changes].map(({ row }) => row.id),
+    ),
     ...eventsStatement(db, actor, events, now),
   ];
   return { statements, records: [...created, ...changed.map((change) => change.record)] };
@@ -211,7 +207,7 @@ export async function softDeleteRecord(db: Database, actor: Actor, row: RecordRo
   await runBatch(db, [
     db.update(records).set({ deletedAt: now, updatedAt: now }).where(eq(records.id, row.id)),
     db.update(recordValues).set({ identityKey: null }).where(eq(recordValues.recordId, row.id)),
-    unindexRecord(db, row.id),
+    ...reindexRecords(db, [row.id]),
     eventStatement(
       db,
       actor,
