@@ -80,7 +80,7 @@ describe("POST /records/batch", () => {
       [5, 201],
     ]);
     const { requestId: _alone, ...aloneError } = alone.error as ErrorBody["error"] & { requestId: string };
-    const { requestId, ...itemError } = answered[1]?.error as NonNullable<BatchResult["error"]>;
+    const { requestId, ...itemError } = (answered[1] as BatchResult).error as NonNullable<BatchResult["error"]>;
     expect(itemError).toEqual(aloneError);
     expect(requestId).toBe(response.headers.get("x-request-id"));
     expect(answered[2]?.error).toMatchObject({
