@@ -11,6 +11,16 @@ import {
 import { createObjectType, deleteObjectType, listObjectTypes, updateObjectType } from "./operations/crm-objects";
 import { createView, deleteView, getView, listViews, reorderViews, updateView } from "./operations/crm-views";
 import {
+  createComment,
+  createTag,
+  deleteComment,
+  deleteTag,
+  listComments,
+  listTags,
+  updateComment,
+  updateTag,
+} from "./operations/inbox-collaboration";
+import {
   createComposeDraft,
   deleteComposeDraft,
   getComposeDraft,
@@ -113,6 +123,14 @@ export const operations = {
   updateConversation,
   listRecordConversations,
   listConversationMessages,
+  listComments,
+  createComment,
+  updateComment,
+  deleteComment,
+  listTags,
+  createTag,
+  updateTag,
+  deleteTag,
   putConversationDraft,
   getConversationDraft,
   deleteConversationDraft,

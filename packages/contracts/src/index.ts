@@ -16,6 +16,7 @@ export * from "./operations/crm-fields";
 export * from "./operations/crm-objects";
 export * from "./operations/crm-schemas";
 export * from "./operations/crm-views";
+export * from "./operations/inbox-collaboration";
 export * from "./operations/inbox-compose-drafts";
 export * from "./operations/inbox-conversations";
 export * from "./operations/inbox-drafts";

@@ -18,26 +18,34 @@ import { updateFieldOption } from "./routes/crm/update-field-option";
 import { updateObjectType } from "./routes/crm/update-object-type";
 import { updateView } from "./routes/crm/update-view";
 import { composeConversation } from "./routes/inbox/compose-conversation";
+import { createComment } from "./routes/inbox/create-comment";
 import { createComposeDraft } from "./routes/inbox/create-compose-draft";
 import { createInboxView } from "./routes/inbox/create-inbox-view";
+import { createTag } from "./routes/inbox/create-tag";
+import { deleteComment } from "./routes/inbox/delete-comment";
 import { deleteComposeDraft } from "./routes/inbox/delete-compose-draft";
 import { deleteConversationDraft } from "./routes/inbox/delete-conversation-draft";
 import { deleteInboxView } from "./routes/inbox/delete-inbox-view";
+import { deleteTag } from "./routes/inbox/delete-tag";
 import { getAttachment } from "./routes/inbox/get-attachment";
 import { getComposeDraft } from "./routes/inbox/get-compose-draft";
 import { getConversation } from "./routes/inbox/get-conversation";
 import { getConversationDraft } from "./routes/inbox/get-conversation-draft";
+import { listComments } from "./routes/inbox/list-comments";
 import { listComposeDrafts } from "./routes/inbox/list-compose-drafts";
 import { listConversationMessages } from "./routes/inbox/list-conversation-messages";
 import { listConversations } from "./routes/inbox/list-conversations";
 import { listInboxViews } from "./routes/inbox/list-inbox-views";
 import { listRecordConversations } from "./routes/inbox/list-record-conversations";
+import { listTags } from "./routes/inbox/list-tags";
 import { putConversationDraft } from "./routes/inbox/put-conversation-draft";
 import { sendComposeDraft } from "./routes/inbox/send-compose-draft";
 import { sendMessage } from "./routes/inbox/send-message";
+import { updateComment } from "./routes/inbox/update-comment";
 import { updateComposeDraft } from "./routes/inbox/update-compose-draft";
 import { updateConversation } from "./routes/inbox/update-conversation";
 import { updateInboxView } from "./routes/inbox/update-inbox-view";
+import { updateTag } from "./routes/inbox/update-tag";
 import { createConnection } from "./routes/integrations/create-connection";
 import { deleteConnection } from "./routes/integrations/delete-connection";
 import { listConnections } from "./routes/integrations/list-connections";
@@ -119,6 +127,14 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   updateConversation,
   listRecordConversations,
   listConversationMessages,
+  listComments,
+  createComment,
+  updateComment,
+  deleteComment,
+  listTags,
+  createTag,
+  updateTag,
+  deleteTag,
   putConversationDraft,
   getConversationDraft,
   deleteConversationDraft,

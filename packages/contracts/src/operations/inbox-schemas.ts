@@ -40,6 +40,10 @@ export const conversationSchema = z
       )
       .max(100),
     assignees: z.array(z.object({ id: idSchema("usr") })).max(50),
+    tags: z
+      .array(z.object({ id: idSchema("tag"), name: outputText(64), color: outputText(7) }))
+      .max(50)
+      .openapi({ description: "The workspace tags set on the conversation, by name" }),
     createdAt: timestampMs,
     updatedAt: timestampMs,
   })
@@ -100,6 +104,7 @@ export const inboxViewFilterSchema = z
     assigneeUserIds: z.array(idSchema("usr")).max(50).optional(),
     mailbox: emailAddress.optional(),
     q: z.string().max(200).optional(),
+    tagIds: z.array(idSchema("tag")).max(50).optional().openapi({ description: "Conversations with any of these tags" }),
   })
   .strict();
 

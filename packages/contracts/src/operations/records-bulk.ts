@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { idSchema } from "../ids";
+import { idSchema, queryIdList } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
 import { listResponse, pageQuery } from "../pagination";
 import { fieldsInput, identityNote, recordSchema } from "./records";
@@ -96,26 +96,6 @@ export const batchRecords = defineOperation({
   },
 });
 
-/** Comma-separated object type ids, at most 20. */
-const objectTypeIdList = z
-  .string()
-  .max(20 * 40)
-  .transform((list, context) => {
-    const ids = list.split(",");
-    const valid = z.array(idSchema("obj")).min(1).max(20).safeParse(ids);
-    if (!valid.success) {
-      context.addIssue({ code: "custom", message: "Expected 1 to 20 object type ids, comma-separated" });
-      return z.NEVER;
-    }
-    return [...new Set(valid.data)];
-  })
-  .openapi({
-    param: { name: "objectTypeIds", in: "query" },
-    type: "string",
-    description: "Only records of these object types (comma-separated ids, at most 20).",
-    example: "obj_01jd5q0m4x8r2w3y6z7a9b",
-  });
-
 const searchHit = z
   .object({
     record: recordSchema,
@@ -148,7 +128,7 @@ export const searchRecords = defineOperation({
           .min(1)
           .max(200)
           .openapi({ param: { name: "q", in: "query" }, description: "Words to find, 1 to 200 characters.", example: "ann" }),
-        objectTypeIds: objectTypeIdList.optional(),
+        objectTypeIds: queryIdList("objectTypeIds", "obj", 20, "Only records of these object types").optional(),
         ...pageQuery,
       })
       .strict(),

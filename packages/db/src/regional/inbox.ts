@@ -205,6 +205,7 @@ export interface InboxViewConfig {
     assigneeUserIds?: string[];
     mailbox?: string;
     q?: string;
+    tagIds?: string[];
   };
   sorts: { field: "lastMessageAtMs" | "createdAt"; direction: "asc" | "desc" }[];
 }

@@ -12,9 +12,10 @@ import { checkAssignees } from "../tasks/links";
 import { linkedFlagStatement } from "./attendees";
 import { type ConversationQuery, conversationOrder, conversationPage, searchDriver } from "./conversation-list";
 import { type ConversationRow, conversationResponses, type MessageRow, messageResponses } from "./response";
+import { checkTags } from "./tags";
 import { type ConversationFilter, viewSelection } from "./view-filter";
 
-const { conversationAssignees, conversationRecords, conversations, messages, records } = regional;
+const { conversationAssignees, conversationRecords, conversationTags, conversations, messages, records } = regional;
 
 /**
  * A conversation the actor may see: the one loader's 404 and workspace checks, and then record-scoped
@@ -34,7 +35,7 @@ export async function readConversation(context: ServiceContext, conversationId: 
 /** The conversations of a workspace the actor may see, newest first, through a view and filters. */
 export async function listConversationsOf(context: ServiceContext, input: QueryOf<typeof operations.listConversations>) {
   const { db, actor, cursorSecret } = context;
-  const { workspaceId, viewId, limit, cursor, q, isClosed, hasLinkedRecords, assigneeUserId } = input;
+  const { workspaceId, viewId, limit, cursor, q, isClosed, hasLinkedRecords, assigneeUserId, tagIds } = input;
   const access = await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
   const view = viewId ? await viewSelection(db, actor, workspaceId, viewId) : undefined;
   const own: ConversationFilter = {
@@ -42,6 +43,7 @@ export async function listConversationsOf(context: ServiceContext, input: QueryO
     ...(isClosed === undefined ? {} : { isClosed }),
     ...(hasLinkedRecords === undefined ? {} : { hasLinkedRecords }),
     ...(assigneeUserId === undefined ? {} : { assigneeUserIds: [assigneeUserId] }),
+    ...(tagIds === undefined ? {} : { tagIds }),
   };
   const query: ConversationQuery = {
     workspaceId,
@@ -110,8 +112,8 @@ async function checkLinkedRecords(db: Database, workspaceId: string, ids: string
 }
 
 /**
- * Closes or reopens a conversation, replaces its assignees, and replaces the records linked by hand
- * (attendee links stay); `hasLinkedRecords` follows in the same batch.
+ * Closes or reopens a conversation, replaces its assignees and tags, and replaces the records linked
+ * by hand (attendee links stay); `hasLinkedRecords` follows in the same batch.
  */
 export async function updateConversationOf(
   context: ServiceContext,
@@ -122,9 +124,11 @@ export async function updateConversationOf(
   const { row } = await loadConversation(context, conversationId, "member");
   const assigneeUserIds = changes.assigneeUserIds && [...new Set(changes.assigneeUserIds)];
   const linkedRecordIds = changes.linkedRecordIds && [...new Set(changes.linkedRecordIds)];
+  const tagIds = changes.tagIds && [...new Set(changes.tagIds)];
   await Promise.all([
     checkAssignees(db, row.workspaceId, assigneeUserIds ?? []),
     checkLinkedRecords(db, row.workspaceId, linkedRecordIds ?? []),
+    checkTags(db, row.workspaceId, tagIds ?? [], "body.tagIds"),
   ]);
   const now = Date.now();
   const statements: BatchItem<"sqlite">[] = [
@@ -148,6 +152,11 @@ export async function updateConversationOf(
     const rows = linkedRecordIds.map((recordId) => ({ ...owned, recordId, source: "manual" as const }));
     statements.push(...rowsPerStatement(rows, 5).map((chunk) => db.insert(conversationRecords).values(chunk)));
     statements.push(linkedFlagStatement(db, row.id));
+  }
+  if (tagIds) {
+    statements.push(db.delete(conversationTags).where(eq(conversationTags.conversationId, row.id)));
+    const rows = tagIds.map((tagId) => ({ ...owned, tagId }));
+    statements.push(...rowsPerStatement(rows, 4).map((chunk) => db.insert(conversationTags).values(chunk)));
   }
   await runBatch(db, statements);
   const [updated] = await db.select().from(conversations).where(eq(conversations.id, row.id));

@@ -2,6 +2,7 @@ import type { Conversation, Message } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { eq, inArray } from "drizzle-orm";
 import type { Database } from "../../env";
+import { tagsOfConversations } from "./tags";
 
 const { attachments, conversationAssignees, conversationAttendees, conversationRecords, mailboxes } = regional;
 
@@ -15,6 +16,7 @@ export interface ConversationDetails {
   attendees: AttendeeRow[];
   assigneeUserIds: string[];
   linkedRecordIds: string[];
+  tags: { id: string; name: string; color: string }[];
   /** Addresses of the workspace's mailboxes: attendees among them are the workspace itself. */
   mailboxAddresses: Set<string>;
 }
@@ -43,6 +45,7 @@ export const conversationResponse = (row: ConversationRow, details: Conversation
     recordId: attendee.recordId,
   })),
   assignees: details.assigneeUserIds.map((id) => ({ id })),
+  tags: details.tags,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 });
@@ -69,11 +72,12 @@ export const messageResponse = (row: MessageRow, files: AttachmentRow[]): Messag
 export async function conversationResponses(db: Database, workspaceId: string, rows: ConversationRow[]): Promise<Conversation[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
-  const [attendeeRows, assigneeRows, linkRows, mailboxRows] = await Promise.all([
+  const [attendeeRows, assigneeRows, linkRows, mailboxRows, tagRows] = await Promise.all([
     db.select().from(conversationAttendees).where(inArray(conversationAttendees.conversationId, ids)),
     db.select().from(conversationAssignees).where(inArray(conversationAssignees.conversationId, ids)),
     db.select().from(conversationRecords).where(inArray(conversationRecords.conversationId, ids)),
     db.select({ address: mailboxes.address }).from(mailboxes).where(eq(mailboxes.workspaceId, workspaceId)),
+    tagsOfConversations(db, ids),
   ]);
   const mailboxAddresses = new Set(mailboxRows.map((row) => row.address));
   return rows.map((row) =>
@@ -93,6 +97,7 @@ export async function conversationResponses(db: Database, workspaceId: string, r
             .map((link) => link.recordId),
         ),
       ],
+      tags: tagRows.filter((tag) => tag.conversationId === row.id).map(({ id, name, color }) => ({ id, name, color })),
       mailboxAddresses,
     }),
   );

@@ -217,6 +217,7 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
         createdAt: now,
       })),
       assigneeUserIds: [],
+      tags: [],
       linkedRecordIds: [...new Set(people.values())],
       mailboxAddresses: new Set([mailbox.address]),
     });
