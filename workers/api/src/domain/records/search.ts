@@ -1,7 +1,7 @@
 import { ApiError, type operations } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
-import { requireWorkspace } from "../../access";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { workspaceAccessFrom, workspaceWithMembership } from "../../access";
 import type { ServiceContext } from "../../env";
 import type { QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
@@ -9,7 +9,7 @@ import { fieldAndOptionQueries, withOptions } from "../crm/resources";
 import { searchableTypes } from "./search-index";
 import { type RecordResponse, responsesFrom, valuesFromJson, valuesJson } from "./store";
 
-const { objectTypes, fieldDefinitions, records, recordSearch, recordSearchTerms } = regional;
+const { objectTypes, fieldDefinitions, records, recordSearch, recordSearchTerms, workspaces } = regional;
 
 /**
  * The reading side of record search: `record_search` (FTS5, migration 0016) answers which values
@@ -65,11 +65,18 @@ function occursIn(words: string[], phrase: string[]): boolean {
   return false;
 }
 
+type FieldWithOptions = ReturnType<typeof withOptions>[number];
 interface Hit {
-  recordId: string;
+  record: typeof records.$inferSelect;
   score: number;
+  values: string;
 }
 
+/**
+ * One round trip: the workspace with the actor's membership, the page of matching records with their
+ * values, and the fields and options of the workspace's object types, as one D1 batch. The match
+ * runs before the access check, but nothing it read is shown unless the check passes.
+ */
 export async function searchRecordsIn(context: ServiceContext, query: QueryOf<typeof operations.searchRecords>) {
   const { db, actor, cursorSecret } = context;
   const { workspaceId, q, objectTypeIds, limit, cursor } = query;
@@ -78,66 +85,69 @@ export async function searchRecordsIn(context: ServiceContext, query: QueryOf<ty
     throw new ApiError("invalid_request", "q must hold a letter or a digit", [
       { path: "query.q", message: "Nothing to search for" },
     ]);
-  const expression = recordSearchExpression(workspaceId, phrases);
-  await requireWorkspace(db, actor, workspaceId);
-  if (objectTypeIds) {
-    const known = await db
-      .select({ id: objectTypes.id })
-      .from(objectTypes)
-      .where(and(inArray(objectTypes.id, objectTypeIds), eq(objectTypes.workspaceId, workspaceId)));
-    if (known.length !== objectTypeIds.length) throw new ApiError("not_found", "Object type not found");
-  }
-  const ofTypes = objectTypeIds
-    ? sql`and ${recordSearchTerms.objectTypeId} in (select value from json_each(${JSON.stringify(objectTypeIds)}))`
-    : sql``;
+  // bm25 is read where the FTS table is the query's own; the page's order and position apply outside.
+  const matches = db
+    .select({
+      recordId: recordSearchTerms.recordId,
+      score: sql<number>`bm25(${recordSearch}, 0.0, 10.0, 1.0)`.as("score"),
+    })
+    .from(recordSearch)
+    .innerJoin(recordSearchTerms, sql`${recordSearchTerms.id} = ${recordSearch}.rowid`)
+    .where(
+      and(
+        sql`${recordSearch} match ${recordSearchExpression(workspaceId, phrases)}`,
+        objectTypeIds
+          ? sql`${recordSearchTerms.objectTypeId} in (select value from json_each(${JSON.stringify(objectTypeIds)}))`
+          : undefined,
+      ),
+    )
+    .as("matches");
+  const ofWorkspace = sql`${fieldDefinitions.objectTypeId} in (select ${objectTypes.id} from ${objectTypes} where ${objectTypes.workspaceId} = ${workspaceId})`;
+  let fields: FieldWithOptions[] = [];
   const page = await paginate<Hit>(
     {
       scope: `records-search:${workspaceId}:${objectTypeIds?.join(",") ?? ""}:${q}`,
       limit,
       cursor,
       order: [
-        { column: sql`score`, direction: "asc", valueIn: (hit) => hit.score },
-        { column: sql`record_id`, direction: "asc", valueIn: (hit) => hit.recordId },
+        { column: matches.score, direction: "asc", valueIn: (hit) => hit.score },
+        { column: records.id, direction: "asc", valueIn: (hit) => hit.record.id },
       ],
-      fetch: ({ after, limit: fetchLimit }) =>
-        db.all<Hit>(sql`select record_id as recordId, score from (
-            select ${recordSearchTerms.recordId} as record_id, bm25(${recordSearch}, 0.0, 10.0, 1.0) as score
-            from ${recordSearch} join ${recordSearchTerms} on ${recordSearchTerms.id} = ${recordSearch}.rowid
-            where ${recordSearch} match ${expression} ${ofTypes}
-          ) where ${after ?? sql`1`} order by score, record_id limit ${fetchLimit}`),
+      fetch: async ({ after, orderBy, limit: fetchLimit }) => {
+        const [workspace, hits, fieldRows, optionRows] = await db.batch([
+          workspaceWithMembership(db, actor, eq(workspaces.id, workspaceId)),
+          db
+            .select({ record: records, score: matches.score, values: valuesJson(records.id) })
+            .from(matches)
+            .innerJoin(records, eq(records.id, matches.recordId))
+            .where(and(isNull(records.deletedAt), after))
+            .orderBy(...orderBy)
+            .limit(fetchLimit),
+          ...fieldAndOptionQueries(db, ofWorkspace),
+        ]);
+        workspaceAccessFrom(actor, workspaceId, workspace[0]);
+        fields = withOptions(fieldRows, optionRows);
+        const known = new Set(fields.map((field) => field.objectTypeId));
+        if (objectTypeIds?.some((id) => !known.has(id))) throw new ApiError("not_found", "Object type not found");
+        return hits;
+      },
     },
     cursorSecret,
   );
-  return { data: await hitsWithRecords(context, page.data, phrases), pagination: page.pagination };
+  return { data: page.data.map((hit) => searchHit(fields, hit, phrases)), pagination: page.pagination };
 }
 
-/** The page's records with every field, and the slugs of the fields that hold a phrase of the search. */
-async function hitsWithRecords({ db }: ServiceContext, hits: Hit[], phrases: string[][]) {
-  if (hits.length === 0) return [];
-  const ids = hits.map((hit) => hit.recordId);
-  const rows = await db
-    .select({ record: records, values: valuesJson(records.id) })
-    .from(records)
-    .where(and(inArray(records.id, ids), isNull(records.deletedAt)));
-  const typeIds = [...new Set(rows.map((row) => row.record.objectTypeId))];
-  const [fieldRows, optionRows] = await Promise.all(
-    fieldAndOptionQueries(db, inArray(fieldDefinitions.objectTypeId, typeIds) as SQL),
-  );
-  const fields = withOptions(fieldRows, optionRows);
-  const byId = new Map(rows.map((row) => [row.record.id, row]));
-  return hits.flatMap((hit) => {
-    const row = byId.get(hit.recordId);
-    if (!row) return [];
-    const ofType = fields.filter((field) => field.objectTypeId === row.record.objectTypeId);
-    const [record] = responsesFrom(ofType, [row.record], valuesFromJson(row.record.id, row.values)) as [RecordResponse];
-    const matchedFields = ofType
-      .filter((field) => searchableTypes.includes(field.type))
-      .filter((field) => {
-        const values = [record.fields[field.slug] ?? []].flat() as string[];
-        const texts = values.map((value) => field.options.find((option) => option.value === value)?.label ?? value);
-        return texts.some((text) => phrases.some((phrase) => occursIn(wordsOf(text), phrase)));
-      })
-      .map((field) => field.slug);
-    return [{ record, objectTypeId: row.record.objectTypeId, matchedFields }];
-  });
+/** A hit as the response shows it: the record with every field, and the slugs of the fields holding a phrase of the search. */
+function searchHit(fields: FieldWithOptions[], hit: Hit, phrases: string[][]) {
+  const ofType = fields.filter((field) => field.objectTypeId === hit.record.objectTypeId);
+  const [record] = responsesFrom(ofType, [hit.record], valuesFromJson(hit.record.id, hit.values)) as [RecordResponse];
+  const matchedFields = ofType
+    .filter((field) => searchableTypes.includes(field.type))
+    .filter((field) => {
+      const values = [record.fields[field.slug] ?? []].flat() as string[];
+      const texts = values.map((value) => field.options.find((option) => option.value === value)?.label ?? value);
+      return texts.some((text) => phrases.some((phrase) => occursIn(wordsOf(text), phrase)));
+    })
+    .map((field) => field.slug);
+  return { record, objectTypeId: hit.record.objectTypeId, matchedFields };
 }
