@@ -3,7 +3,7 @@
 // measured in the same run: a bare Hono handler doing one D1 read by key.
 //   npm run bench            all scenarios
 //   npm run bench -- --quick shorter runs (for a smoke test)
-//   npm run bench -- --only=pipeline|records|webhooks|oauth|inbox|meetings|mcp|catalogue|scale   one scenario
+//   npm run bench -- --only=pipeline|records|webhooks|oauth|inbox|meetings|mcp|catalogue|bulk|scale   one scenario
 //   npm run bench -- --only=drain                                                               the outbox drain alone
 //   npm run bench -- --only=records --records=1000000                                          the records at another size
 import { gzipSync } from "node:zlib";
@@ -12,6 +12,7 @@ import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { Webhook } from "standardwebhooks";
 import { benchAccessToken } from "../bench/access-token.mjs";
+import { bulkSection } from "../bench/bulk.mjs";
 import { load } from "../bench/load.mjs";
 import { startReceiver } from "../bench/receiver.mjs";
 import { alternatingRounds } from "../bench/rounds.mjs";
@@ -822,6 +823,17 @@ if (!only || only === "inbox") await inboxSection(stack, auth);
 if (!only || only === "meetings") await meetingsSection(stack, auth);
 if (!only || only === "mcp") await mcpSection(stack, auth);
 if (!only || only === "catalogue") await catalogueSection(stack, auth);
+if (!only || only === "bulk") {
+  const { seedInbox } = await import(`../${buildDir}/bench-inbox/seed.mjs`);
+  await bulkSection(stack, auth, {
+    quick,
+    durationMs,
+    header,
+    row,
+    seedInbox,
+    database: (org) => organizationDatabase(stack, org),
+  });
+}
 if (!only || only === "scale") {
   const { createTenant } = await import(`../${buildDir}/bench-scale/tenants.mjs`);
   await scaleSection(stack, { quick, createTenant });

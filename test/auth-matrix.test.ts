@@ -169,6 +169,21 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
     };
     return page.data[0]?.id as string;
   },
+  commentId: async (tenant) => {
+    const conversationId = await foreignId("conversationId", tenant);
+    const { comment } = await created<{ comment: { id: string } }>(`/inbox/conversations/${conversationId}/comments`, tenant, {
+      text: "Foreign comment",
+    });
+    return comment.id;
+  },
+  tagId: async (tenant) => {
+    const { tag } = await created<{ tag: { id: string } }>("/inbox/tags", tenant, {
+      workspaceId: tenant.workspaceId,
+      name: `Foreign ${crypto.randomUUID().slice(0, 8)}`,
+      color: "#123456",
+    });
+    return tag.id;
+  },
   // `viewId` names record views; inbox views take a path parameter of their own name.
   inboxViewId: async (tenant) => {
     const { view } = await created<{ view: { id: string } }>("/inbox/views", tenant, {

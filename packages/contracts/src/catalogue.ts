@@ -13,6 +13,16 @@ import { createObjectType, deleteObjectType, listObjectTypes, updateObjectType }
 import { createView, deleteView, getView, listViews, reorderViews, updateView } from "./operations/crm-views";
 import { getEvent, listEvents } from "./operations/events";
 import {
+  createComment,
+  createTag,
+  deleteComment,
+  deleteTag,
+  listComments,
+  listTags,
+  updateComment,
+  updateTag,
+} from "./operations/inbox-collaboration";
+import {
   createComposeDraft,
   deleteComposeDraft,
   getComposeDraft,
@@ -50,6 +60,7 @@ import {
   queryRecords,
   updateRecord,
 } from "./operations/records";
+import { batchRecords, searchRecords } from "./operations/records-bulk";
 import { createTask, deleteTask, getTask, listRecordTasks, listTasks, updateTask } from "./operations/tasks";
 import { getUsage } from "./operations/usage";
 import { redeliverWebhookDelivery, replayWebhook, testWebhook } from "./operations/webhook-operations";
@@ -91,6 +102,9 @@ export const operations = {
   deleteView,
   reorderViews,
   createRecord,
+  // Before GET /records/{recordId}, which would otherwise take "search" for an id.
+  searchRecords,
+  batchRecords,
   getRecord,
   updateRecord,
   deleteRecord,
@@ -113,6 +127,14 @@ export const operations = {
   updateConversation,
   listRecordConversations,
   listConversationMessages,
+  listComments,
+  createComment,
+  updateComment,
+  deleteComment,
+  listTags,
+  createTag,
+  updateTag,
+  deleteTag,
   putConversationDraft,
   getConversationDraft,
   deleteConversationDraft,

@@ -46,7 +46,8 @@ export interface Release {
 export const changelog: Release[] = [
   {
     date: "2026-11-26",
-    title: "Members directory, events feed, webhook test, redelivery and replay",
+    title:
+      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, conditional requests",
     changes: [
       {
         category: "addition",
@@ -92,6 +93,48 @@ export const changelog: Release[] = [
         summary:
           "`POST /webhooks/{webhookId}/replay { sinceMs, untilMs? }` (at most 30 days back): every event of the range the subscription's filters match, delivered again with its original `webhook-id` at the lane's own pace, without slowing other subscriptions; 202 `{ queued }`. MCP tool `webhooks_replay`.",
         routes: ["POST /webhooks/{webhookId}/replay"],
+      },
+      {
+        category: "addition",
+        summary:
+          "`POST /records/batch`: create, update or upsert (by a unique `matchingField`) 1 to 100 records of one object type. Each item is validated and applied on its own and answered in `results` (201, 200, or the error it would get alone, with its `index`); the valid ones are written in one transaction with one `record.created` or `record.updated` event each; two items holding one unique value are a conflict. One `Idempotency-Key` covers the batch; it costs 0.4 per record written (`X-Token-Cost` the sum) and counts as one request in the rate limits. MCP tool `records_batch` (requires `idempotencyKey`).",
+        routes: ["POST /records/batch"],
+      },
+      {
+        category: "addition",
+        summary:
+          "`GET /records/search?workspaceId=&q=&objectTypeIds=`: ranked full-text search over a workspace's records (text, e-mail, phone, URL and domain values and select labels), every word as a prefix (`ann` finds Anna, `acme.ex` the people of acme.example), a name match first; `{ data: [{ record, objectTypeId, matchedFields }], pagination }`. The index changes in the same transaction as every write of a record, field or option. MCP tool `records_search`.",
+        routes: ["GET /records/search"],
+      },
+      {
+        category: "addition",
+        summary:
+          "Comments on conversations: `GET`/`POST /inbox/conversations/{conversationId}/comments` (`text` or sanitized `html`, `mentionUserIds` of workspace members), `PATCH /inbox/comments/{commentId}` (its author) and `DELETE` (its author or an admin). Internal: never mailed, visible to whoever may see the conversation, and found by `q` on the conversation list. MCP tools `inbox_comments_*`.",
+        routes: [
+          "GET /inbox/conversations/{conversationId}/comments",
+          "POST /inbox/conversations/{conversationId}/comments",
+          "PATCH /inbox/comments/{commentId}",
+          "DELETE /inbox/comments/{commentId}",
+        ],
+      },
+      {
+        category: "addition",
+        summary:
+          "Tags: `GET`/`POST /inbox/tags`, `PATCH`/`DELETE /inbox/tags/{tagId}` (names unique in the workspace whatever their case, colors `#rrggbb`). Conversations carry `tags: [{ id, name, color }]`, `PATCH /inbox/conversations/{conversationId}` takes `tagIds`, and the conversation list (`tagIds=`) and inbox views (`config.filter.tagIds`) select conversations with any of the tags. Deleting a tag removes it from conversations and views at once. MCP tools `inbox_tags_*`.",
+        routes: [
+          "GET /inbox/tags",
+          "POST /inbox/tags",
+          "PATCH /inbox/tags/{tagId}",
+          "DELETE /inbox/tags/{tagId}",
+          "PATCH /inbox/conversations/{conversationId}",
+          "GET /inbox/conversations",
+        ],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "`q` on `GET /inbox/conversations` also searches the conversations' comments. The OpenAPI document names the unit of a cost that varies with the request as `x-token-cost-per` beside `x-token-cost`.",
+        routes: ["GET /inbox/conversations", "GET /openapi.json"],
       },
     ],
   },

@@ -40,3 +40,23 @@ export const deletedSchema = z.object({ deletedId: idSchema("rec") }).openapi("D
 
 /** DELETE accepts no body or `{}`. */
 export const emptyBodySchema = z.object({}).strict().openapi({ example: {} });
+
+/** Ids of one kind in a query parameter, comma-separated: 1 to `max` of them, duplicates dropped. */
+export const queryIdList = (name: string, prefix: string, max: number, description: string) =>
+  z
+    .string()
+    .max(max * 74)
+    .transform((list, context) => {
+      const ids = z.array(idSchema(prefix)).min(1).max(max).safeParse(list.split(","));
+      if (!ids.success) {
+        context.addIssue({ code: "custom", message: `Expected 1 to ${max} ids, comma-separated` });
+        return z.NEVER;
+      }
+      return [...new Set(ids.data)];
+    })
+    .openapi({
+      param: { name, in: "query" },
+      type: "string",
+      description: `${description} (comma-separated ids, at most ${max}).`,
+      example: `${prefix}_01jd5q0m4x8r2w3y6z7a9b`,
+    });

@@ -25,6 +25,13 @@ export type Tag = keyof typeof tagDescriptions;
 export const costUnits = { free: 0, read: 20, write: 40 } as const;
 
 /**
+ * The response header in which a region reports what a request whose cost varies (`costPer`) is
+ * charged, in integer units. It travels from the region to the gateway only: the gateway charges
+ * it, shows it as `X-Token-Cost` and removes it.
+ */
+export const chargedUnitsHeader = "x-charged-cost-units";
+
+/**
  * What every operation without a credential has in common: no scope, no organization (so the
  * gateway serves it), nothing to charge, and no MCP tool (tools act for a bearer).
  */
@@ -84,7 +91,13 @@ interface OperationSpec<
   description: string;
   /** Scope both security schemes require; null when none is needed. */
   scope: Scope | null;
+  /** Integer cost units of a successful request, or of one `costPer` unit when the cost varies. */
   costUnits: number;
+  /**
+   * What one `costUnits` pays for when a request's cost varies with its content (`record written`):
+   * the region then reports the request's units in `chargedUnitsHeader`.
+   */
+  costPer?: string;
   /** How the caller is identified; `bearer` unless said otherwise. */
   auth?: A;
   /**
@@ -220,6 +233,7 @@ export function defineOperation<
     },
     "x-scope": spec.scope,
     "x-token-cost": spec.costUnits / 100,
+    ...(spec.costPer ? { "x-token-cost-per": spec.costPer } : {}),
     ...(spec.mcpTool === null ? {} : { "x-mcp-tool": spec.mcpTool, "x-mcp-hints": mcpHints }),
   });
   return {
@@ -229,6 +243,7 @@ export function defineOperation<
     tag: spec.tag,
     scope: spec.scope,
     costUnits: spec.costUnits,
+    costPer: spec.costPer ?? null,
     auth,
     mcpTool: spec.mcpTool as A extends "bearer" ? string : null,
     mcpHints,

@@ -20,26 +20,34 @@ import { updateView } from "./routes/crm/update-view";
 import { getEvent } from "./routes/events/get-event";
 import { listEvents } from "./routes/events/list-events";
 import { composeConversation } from "./routes/inbox/compose-conversation";
+import { createComment } from "./routes/inbox/create-comment";
 import { createComposeDraft } from "./routes/inbox/create-compose-draft";
 import { createInboxView } from "./routes/inbox/create-inbox-view";
+import { createTag } from "./routes/inbox/create-tag";
+import { deleteComment } from "./routes/inbox/delete-comment";
 import { deleteComposeDraft } from "./routes/inbox/delete-compose-draft";
 import { deleteConversationDraft } from "./routes/inbox/delete-conversation-draft";
 import { deleteInboxView } from "./routes/inbox/delete-inbox-view";
+import { deleteTag } from "./routes/inbox/delete-tag";
 import { getAttachment } from "./routes/inbox/get-attachment";
 import { getComposeDraft } from "./routes/inbox/get-compose-draft";
 import { getConversation } from "./routes/inbox/get-conversation";
 import { getConversationDraft } from "./routes/inbox/get-conversation-draft";
+import { listComments } from "./routes/inbox/list-comments";
 import { listComposeDrafts } from "./routes/inbox/list-compose-drafts";
 import { listConversationMessages } from "./routes/inbox/list-conversation-messages";
 import { listConversations } from "./routes/inbox/list-conversations";
 import { listInboxViews } from "./routes/inbox/list-inbox-views";
 import { listRecordConversations } from "./routes/inbox/list-record-conversations";
+import { listTags } from "./routes/inbox/list-tags";
 import { putConversationDraft } from "./routes/inbox/put-conversation-draft";
 import { sendComposeDraft } from "./routes/inbox/send-compose-draft";
 import { sendMessage } from "./routes/inbox/send-message";
+import { updateComment } from "./routes/inbox/update-comment";
 import { updateComposeDraft } from "./routes/inbox/update-compose-draft";
 import { updateConversation } from "./routes/inbox/update-conversation";
 import { updateInboxView } from "./routes/inbox/update-inbox-view";
+import { updateTag } from "./routes/inbox/update-tag";
 import { createConnection } from "./routes/integrations/create-connection";
 import { deleteConnection } from "./routes/integrations/delete-connection";
 import { listConnections } from "./routes/integrations/list-connections";
@@ -52,11 +60,13 @@ import { getNote } from "./routes/notes/get-note";
 import { listNotes } from "./routes/notes/list-notes";
 import { updateNote } from "./routes/notes/update-note";
 import { assertRecord } from "./routes/records/assert-record";
+import { batchRecords } from "./routes/records/batch-records";
 import { createRecord } from "./routes/records/create-record";
 import { deleteRecord } from "./routes/records/delete-record";
 import { getRecord } from "./routes/records/get-record";
 import { listRecords } from "./routes/records/list-records";
 import { queryRecords } from "./routes/records/query-records";
+import { searchRecords } from "./routes/records/search-records";
 import { updateRecord } from "./routes/records/update-record";
 import { createTask } from "./routes/tasks/create-task";
 import { deleteTask } from "./routes/tasks/delete-task";
@@ -100,6 +110,8 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   deleteView,
   reorderViews,
   createRecord,
+  searchRecords,
+  batchRecords,
   getRecord,
   updateRecord,
   deleteRecord,
@@ -122,6 +134,14 @@ export const handlers: { [Id in RegionalOperationId]: OperationHandler<(typeof o
   updateConversation,
   listRecordConversations,
   listConversationMessages,
+  listComments,
+  createComment,
+  updateComment,
+  deleteComment,
+  listTags,
+  createTag,
+  updateTag,
+  deleteTag,
   putConversationDraft,
   getConversationDraft,
   deleteConversationDraft,

@@ -1,4 +1,4 @@
-import { ApiError } from "@crm/contracts";
+import { ApiError, chargedUnitsHeader } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq, lt, or } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
@@ -126,10 +126,10 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (existing.state === "in_flight" || existing.responseStatus === null) {
       throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still in flight; retry later");
     }
-    return new Response(existing.responseBody, {
-      status: existing.responseStatus,
-      headers: { "content-type": "application/json", "idempotent-replayed": "true" },
-    });
+    const headers = new Headers({ "content-type": "application/json", "idempotent-replayed": "true" });
+    // A replay costs what the first answer did, also when that cost varied with the request.
+    if (existing.responseCostUnits !== null) headers.set(chargedUnitsHeader, String(existing.responseCostUnits));
+    return new Response(existing.responseBody, { status: existing.responseStatus, headers });
   }
 
   try {
@@ -144,9 +144,16 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     return;
   }
   const responseBody = replayableBody(await c.res.clone().text(), c.var.responseSecrets);
+  const reportedUnits = c.res.headers.get(chargedUnitsHeader);
   await db
     .update(idempotencyKeys)
-    .set({ state: "completed", responseStatus: status, responseBody, lockedUntil: now })
+    .set({
+      state: "completed",
+      responseStatus: status,
+      responseBody,
+      responseCostUnits: reportedUnits === null ? null : Number(reportedUnits),
+      lockedUntil: now,
+    })
     .where(where);
 };
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { idSchema, pathId } from "../ids";
+import { idSchema, pathId, queryIdList } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
 import { listResponse, pageQuery } from "../pagination";
 import { conversationSchema, messageSchema } from "./inbox-schemas";
@@ -24,7 +24,7 @@ export const listConversations = defineOperation({
   operationId: "listConversations",
   tag: "Inbox",
   summary: "List or search the conversations of a workspace",
-  description: `Newest first, by \`(lastMessageAtMs desc, id desc)\`. \`q\` searches subjects, message texts and attendee names and addresses (every word, as a prefix); \`viewId\` applies an inbox view's filter, and the other parameters narrow it further. ${accessNote}`,
+  description: `Newest first, by \`(lastMessageAtMs desc, id desc)\`. \`q\` searches subjects, message texts, attendee names and addresses and the conversation's comments (every word, as a prefix); \`tagIds\` keeps conversations with any of the tags; \`viewId\` applies an inbox view's filter, and the other parameters narrow it further. ${accessNote}`,
   scope: "inbox:read",
   costUnits: costUnits.read,
   mcpTool: "inbox_conversations_list",
@@ -51,6 +51,7 @@ export const listConversations = defineOperation({
         assigneeUserId: idSchema("usr")
           .optional()
           .openapi({ param: { name: "assigneeUserId", in: "query" }, description: "Only conversations assigned to this user" }),
+        tagIds: queryIdList("tagIds", "tag", 50, "Only conversations with any of these tags").optional(),
         ...pageQuery,
       })
       .strict(),
@@ -77,7 +78,7 @@ export const updateConversation = defineOperation({
   operationId: "updateConversation",
   tag: "Inbox",
   summary: "Close or reopen a conversation, assign it, link records",
-  description: `\`assigneeUserIds\` replaces the assignees (members of the workspace). \`linkedRecordIds\` replaces the records linked by hand (live records of the workspace); records linked because an attendee matched them stay. Members and above. ${accessNote}`,
+  description: `\`assigneeUserIds\` replaces the assignees (members of the workspace). \`linkedRecordIds\` replaces the records linked by hand (live records of the workspace); records linked because an attendee matched them stay. \`tagIds\` replaces the tags (tags of the workspace). Members and above. ${accessNote}`,
   scope: "inbox:write",
   costUnits: costUnits.write,
   mcpTool: "inbox_conversations_update",
@@ -91,6 +92,7 @@ export const updateConversation = defineOperation({
           isClosed: z.boolean().optional(),
           assigneeUserIds: z.array(idSchema("usr")).max(50).optional(),
           linkedRecordIds: z.array(idSchema("rec")).max(50).optional(),
+          tagIds: z.array(idSchema("tag")).max(50).optional(),
         })
         .strict()
         .openapi("UpdateConversation", { example: { isClosed: true } }),

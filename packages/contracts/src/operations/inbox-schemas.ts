@@ -49,6 +49,10 @@ export const conversationSchema = z
       .array(personSchema)
       .max(50)
       .openapi({ description: "Members the conversation is assigned to, as the workspace's members directory shows them" }),
+    tags: z
+      .array(z.object({ id: idSchema("tag"), name: outputText(64), color: outputText(7) }))
+      .max(50)
+      .openapi({ description: "The workspace tags set on the conversation, by name" }),
     createdAt: timestampMs,
     updatedAt: timestampMs,
   })
@@ -118,6 +122,7 @@ export const inboxViewFilterSchema = z
     assigneeUserIds: z.array(idSchema("usr")).max(50).optional(),
     mailbox: emailAddress.optional(),
     q: z.string().max(200).optional(),
+    tagIds: z.array(idSchema("tag")).max(50).optional().openapi({ description: "Conversations with any of these tags" }),
   })
   .strict();
 

@@ -30,7 +30,7 @@ const recordParams = z.object({ recordId: pathId("recordId", "rec") });
  * so the check against the object type's slugs would never see one: it is refused here, on the raw
  * input, like any other key that is not a field slug.
  */
-const fieldsInput = z
+export const fieldsInput = z
   .preprocess(
     (fields, context) => {
       if (fields !== null && typeof fields === "object" && Object.hasOwn(fields, "__proto__"))
@@ -41,7 +41,7 @@ const fieldsInput = z
   )
   .openapi({ description: "Values keyed by field slug (GET /crm/objects/{objectTypeId}/fields lists them)." });
 
-const identityNote =
+export const identityNote =
   "A value of a unique field (people `email`, companies `domain`, custom unique fields) equal to another live record's, after trimming and case-folding, is 409 `identity_conflict` with `details.matches = [{ recordId, field, value }]`; nothing is written.";
 
 export const createRecord = defineOperation({

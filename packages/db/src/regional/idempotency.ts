@@ -11,6 +11,8 @@ export const idempotencyKeys = sqliteTable(
     state: text("state", { enum: ["in_flight", "completed"] }).notNull(),
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),
+    /** The token cost units the region reported for a response whose cost varies (a records batch); null for the others. */
+    responseCostUnits: integer("response_cost_units"),
     /** An in-flight claim older than this is taken to be abandoned (the Worker died mid-request). */
     lockedUntil: integer("locked_until").notNull(),
     expiresAt: integer("expires_at").notNull(),

@@ -214,6 +214,7 @@ export interface InboxViewConfig {
     assigneeUserIds?: string[];
     mailbox?: string;
     q?: string;
+    tagIds?: string[];
   };
   sorts: { field: "lastMessageAtMs" | "createdAt"; direction: "asc" | "desc" }[];
 }

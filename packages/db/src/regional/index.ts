@@ -3,6 +3,7 @@
 export * from "./crm";
 export * from "./idempotency";
 export * from "./inbox";
+export * from "./inbox-collaboration";
 export * from "./meetings";
 export * from "./records";
 export * from "./tasks-notes";

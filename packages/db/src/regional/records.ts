@@ -46,3 +46,31 @@ export const recordValues = sqliteTable(
     index("record_values_target").on(table.targetRecordId),
   ],
 );
+
+/**
+ * What record search reads (migration 0016): one row per live record, its `name` field's value in
+ * `name` and its other searchable values in `body`. Triggers keep the FTS5 table `record_search` in
+ * step with it; writers only ever touch this table.
+ */
+export const recordSearchTerms = sqliteTable(
+  "record_search_terms",
+  {
+    id: integer("id").primaryKey(),
+    recordId: text("record_id").notNull(),
+    objectTypeId: text("object_type_id").notNull(),
+    workspaceId: text("workspace_id").notNull(),
+    name: text("name").notNull(),
+    body: text("body").notNull(),
+  },
+  (table) => [
+    uniqueIndex("record_search_terms_record").on(table.recordId),
+    index("record_search_terms_object_type").on(table.objectTypeId),
+  ],
+);
+
+/** The FTS5 index over `record_search_terms` (external content); drizzle cannot declare virtual tables, so only its columns are named here. */
+export const recordSearch = sqliteTable("record_search", {
+  workspaceId: text("workspace_id"),
+  name: text("name"),
+  body: text("body"),
+});

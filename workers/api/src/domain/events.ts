@@ -1,5 +1,5 @@
 import type { DomainEvent, EventResource, EventType, ObjectTypeEventType } from "@crm/contracts";
-import { newId, regional } from "@crm/db";
+import { insertRowsAsJson, newId, regional } from "@crm/db";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../env";
 import { boundedEvent, eventDataOf } from "./event-data";
@@ -20,18 +20,9 @@ export interface EventSource {
   actor: DomainEvent["actor"];
 }
 
-/**
- * The outbox insert announcing a change, to run in the same D1 batch as the change itself:
- * both happen or neither does. Delivery picks it up from the outbox. Every producer goes through
- * here, so every event is made small here (`event-data.ts`): none is over 64 KB.
- */
-export function eventStatement<Type extends EventType>(
-  db: Database,
-  source: EventSource,
-  input: EventInput<Type>,
-  now = Date.now(),
-): BatchItem<"sqlite"> {
-  const event = boundedEvent({
+/** The outbox row of an event, made small here (`event-data.ts`): none is over 64 KB. */
+function outboxRow<Type extends EventType>(source: EventSource, input: EventInput<Type>, now: number) {
+  const event: DomainEvent = boundedEvent({
     id: newId("evt", now),
     type: input.type,
     createdAt: now,
@@ -41,7 +32,7 @@ export function eventStatement<Type extends EventType>(
     actor: source.actor,
     data: eventDataOf(input.type, input.data),
   });
-  return db.insert(regional.eventOutbox).values({
+  return {
     id: event.id,
     organizationId: event.organizationId,
     workspaceId: event.workspaceId,
@@ -51,7 +42,37 @@ export function eventStatement<Type extends EventType>(
     createdAt: now,
     queuedAt: null,
     claimedAt: null,
-  });
+  };
+}
+
+/**
+ * The outbox insert announcing a change, to run in the same D1 batch as the change itself:
+ * both happen or neither does. Delivery picks it up from the outbox. Every producer goes through here.
+ */
+export function eventStatement<Type extends EventType>(
+  db: Database,
+  source: EventSource,
+  input: EventInput<Type>,
+  now = Date.now(),
+): BatchItem<"sqlite"> {
+  return db.insert(regional.eventOutbox).values(outboxRow(source, input, now));
+}
+
+/** Several events of one change (a batch of records) in one insert, for the same batch as the change. */
+export function eventsStatement<Type extends EventType>(
+  db: Database,
+  source: EventSource,
+  inputs: EventInput<Type>[],
+  now = Date.now(),
+): BatchItem<"sqlite">[] {
+  if (inputs.length === 0) return [];
+  return [
+    insertRowsAsJson(
+      db,
+      regional.eventOutbox,
+      inputs.map((input) => outboxRow(source, input, now)),
+    ),
+  ];
 }
 
 /** The keys a change request gave whose value differs afterwards: the `changedFields` of update events. */

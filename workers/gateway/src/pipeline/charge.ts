@@ -1,4 +1,4 @@
-import type { Operation } from "@crm/contracts";
+import { chargedUnitsHeader, type Operation } from "@crm/contracts";
 import { noteTokenCost, noteUsesDropped } from "../request-log";
 import type { Actor } from "./authenticate";
 import type { GatewayCall, OperationRequest } from "./operation-call";
@@ -6,6 +6,20 @@ import { recordUse } from "./usage-ledger";
 
 /** The display value of integer cost units: 20 → "0.2". */
 const displayCost = (units: number) => String(units / 100);
+
+/**
+ * What a successful response costs: the operation's units, or, for an operation whose cost varies
+ * (`costPer`), the units its region reported, a whole number no larger than the 100 items a request
+ * may carry (a reply without a valid report pays one unit). The report is the gateway's to read
+ * only, so it leaves the response here.
+ */
+export function costOfResponse(operation: Operation, response: Response): number {
+  if (operation.costPer === null) return operation.costUnits;
+  const reported = Number(response.headers.get(chargedUnitsHeader) ?? Number.NaN);
+  response.headers.delete(chargedUnitsHeader);
+  const valid = Number.isInteger(reported) && reported >= 0 && reported <= operation.costUnits * 100;
+  return valid ? reported : operation.costUnits;
+}
 
 /**
  * Books what an authenticated request leaves behind once its outcome is known: the token cost of
@@ -19,8 +33,9 @@ export function charge(
   actor: Actor,
   request: OperationRequest,
   status: number,
+  successUnits = operation.costUnits,
 ): Record<string, string> {
-  const costUnits = status >= 200 && status < 300 ? operation.costUnits : 0;
+  const costUnits = status >= 200 && status < 300 ? successUnits : 0;
   const use = {
     organizationId: actor.organizationId,
     apiKeyId: actor.credential.type === "api_key" ? actor.credential.id : null,

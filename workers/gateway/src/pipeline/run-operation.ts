@@ -3,7 +3,7 @@ import { noteActor, noteOperation, noteTokenCost } from "../request-log";
 import { admit } from "./admit";
 import { type Actor, authenticate } from "./authenticate";
 import { authorize } from "./authorize";
-import { charge } from "./charge";
+import { charge, costOfResponse } from "./charge";
 import { forward } from "./forward";
 import { forwardSignedDelivery, trackConnectionRoutes } from "./inbound";
 import type { GatewayCall, OperationRequest } from "./operation-call";
@@ -84,7 +84,8 @@ export async function runAuthenticated(call: GatewayCall, operation: Operation, 
     const cost = charge(call, operation, actor, request, failure instanceof ApiError ? failure.status : 500);
     throw failure instanceof ApiError ? withErrorHeaders(failure, cost) : failure;
   }
-  const cost = charge(call, operation, actor, request, outcome.response.status);
+  const units = costOfResponse(operation, outcome.response);
+  const cost = charge(call, operation, actor, request, outcome.response.status, units);
   return withHeaders(outcome.response, { ...outcome.limits, ...cost });
 }
 

@@ -6,6 +6,7 @@ import { runBatch } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";
+import { reindexOptionHolders } from "../records/search-index";
 import { defaultOptionColor } from "./field-creation";
 import { isChoiceType } from "./field-types";
 import { loadField } from "./fields";
@@ -130,6 +131,8 @@ export async function updateFieldOptionOf(
             .where(and(eq(recordValues.fieldDefinitionId, fieldDefinitionId), eq(recordValues.valueText, option.value))),
         );
       }
+      // Records holding the option are found by its label.
+      if (next.label !== option.label) statements.push(...reindexOptionHolders(db, fieldDefinitionId, next.value));
       await runConditionalBatch(db, fieldOptions, option, columns, updatedAt, statements);
       return optionResponse(next);
     },

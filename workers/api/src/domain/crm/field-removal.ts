@@ -1,19 +1,21 @@
+import type { FieldType } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../env";
+import { reindexObjectType, searchableTypes } from "../records/search-index";
 import { type ViewShape, viewMentionsField, viewWithoutField } from "./view-config";
 
 const { fieldDefinitions, fieldOptions, recordViews, recordValues } = regional;
 
 /**
  * The statements that remove fields for good (reference rule 3): their stored values and
- * relations, their options, every mention in the saved views of their object types, and the
+ * relations, what search finds of them, their options, every mention in the saved views of their object types, and the
  * definitions. Views are rewritten here, in the same batch as the rest.
  */
 export async function fieldRemovalStatements(
   db: Database,
-  fields: { id: string; objectTypeId: string }[],
+  fields: { id: string; objectTypeId: string; type: string }[],
   now = Date.now(),
 ): Promise<BatchItem<"sqlite">[]> {
   if (fields.length === 0) return [];
@@ -22,6 +24,12 @@ export async function fieldRemovalStatements(
   const views = await db.select().from(recordViews).where(inArray(recordViews.objectTypeId, objectTypeIds));
   const statements: BatchItem<"sqlite">[] = [
     db.delete(recordValues).where(inArray(recordValues.fieldDefinitionId, fieldIds)),
+    // Records are no longer found by what the fields held.
+    ...objectTypeIds
+      .filter((objectTypeId) =>
+        fields.some((field) => field.objectTypeId === objectTypeId && searchableTypes.includes(field.type as FieldType)),
+      )
+      .flatMap((objectTypeId) => reindexObjectType(db, objectTypeId)),
     db.delete(fieldOptions).where(inArray(fieldOptions.fieldDefinitionId, fieldIds)),
   ];
   for (const view of views) {

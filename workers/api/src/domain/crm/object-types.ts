@@ -6,6 +6,7 @@ import { runBatch } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";
+import { unindexObjectType } from "../records/search-index";
 import { customObjectType, objectTypeStatements } from "./blueprints";
 import { fieldRemovalStatements } from "./field-removal";
 import { objectTypeResponse } from "./resources";
@@ -98,7 +99,7 @@ export async function updateObjectTypeOf(
 
 /**
  * Permanent delete of a custom object type, in one batch (reference rule 4): its records with
- * their values, values elsewhere pointing at its records, relation fields of other types that
+ * their values and search rows, values elsewhere pointing at its records, relation fields of other types that
  * target it (removed as field deletes are, views included), its options, fields and views.
  */
 export async function deleteObjectTypeOf(context: ServiceContext, objectTypeId: string): Promise<void> {
@@ -106,7 +107,7 @@ export async function deleteObjectTypeOf(context: ServiceContext, objectTypeId: 
   const objectType = await loadObjectType(context, objectTypeId, "admin");
   if (objectType.isSystem) throw new ApiError("system_resource", "System object types cannot be deleted");
   const pointingFields = await db
-    .select({ id: fieldDefinitions.id, objectTypeId: fieldDefinitions.objectTypeId })
+    .select({ id: fieldDefinitions.id, objectTypeId: fieldDefinitions.objectTypeId, type: fieldDefinitions.type })
     .from(fieldDefinitions)
     .where(and(eq(fieldDefinitions.relationObjectTypeId, objectTypeId), ne(fieldDefinitions.objectTypeId, objectTypeId)));
   const ownFields = db
@@ -117,6 +118,7 @@ export async function deleteObjectTypeOf(context: ServiceContext, objectTypeId: 
   await db.batch([
     db.delete(recordValues).where(inArray(recordValues.targetRecordId, ownRecords)),
     db.delete(recordValues).where(inArray(recordValues.recordId, ownRecords)),
+    unindexObjectType(db, objectTypeId),
     ...(await fieldRemovalStatements(db, pointingFields)),
     db.delete(records).where(eq(records.objectTypeId, objectTypeId)),
     db.delete(fieldOptions).where(inArray(fieldOptions.fieldDefinitionId, ownFields)),

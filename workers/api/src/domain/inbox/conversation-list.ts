@@ -6,15 +6,15 @@ import type { ConversationRow } from "./response";
 import { conversationMatches, matchExpression, matchingConversationIds } from "./search";
 import type { ConversationFilter, ConversationSort } from "./view-filter";
 
-const { conversationAssignees, conversations } = regional;
+const { conversationAssignees, conversationTags, conversations } = regional;
 
 /**
  * The conversation list query. Plan (checked in test/inbox-conversations.test.ts): the workspace's
  * conversations are read in list order from the index that also holds the filter's column
  * (`conversations_workspace_closed | _linked | _mailbox`, else `_last_message` or `_created`), so a
- * page stops after `limit + 1` matches without sorting; assignees are probed through their primary
- * key, and `q` is answered by the FTS5 index. A search picks its driving side by selectivity
- * (`searchDriver`): a match set under the cap is read by primary key and sorted (a small sort),
+ * page stops after `limit + 1` matches without sorting; assignees and tags are probed through their
+ * primary keys, and `q` is answered by the FTS5 indexes. A tag filter or a search picks its driving
+ * side by selectivity (`searchDriver`): a set under the cap is read by primary key and sorted (a small sort),
  * a broad one keeps the index walk with the FTS membership test, which finds a page quickly.
  */
 export interface ConversationQuery {
@@ -49,14 +49,24 @@ export function conversationOrder(sort: ConversationSort | undefined): KeysetCol
 export const SEARCH_DRIVER_CAP = 500;
 
 /**
- * The conversation ids that drive a search, when one of the query's `q` matches fewer than `cap`
+ * The conversation ids that drive a list, when a filter's `tagIds` or `q` selects fewer than `cap`
  * conversations of the workspace: the page is then read by primary key from those ids. Undefined
- * when there is no search or every match set is broad. The result is the same either way.
+ * when no filter is that narrow. The result is the same either way: every condition still applies.
  */
 export interface SearchDriver {
-  /** The FTS expression whose match set drives; its membership test is then not repeated. */
-  expression: string;
+  /** The FTS expression whose match set drives, if a search drives; its membership test is then not repeated. */
+  expression?: string;
   ids: string[];
+}
+
+/** The workspace's conversations with any of the tags, from the tag index, at most `cap + 1` of them. */
+async function taggedConversationIds(db: Database, workspaceId: string, tagIds: string[], cap: number) {
+  const rows = await db
+    .selectDistinct({ id: conversationTags.conversationId })
+    .from(conversationTags)
+    .where(and(inArray(conversationTags.tagId, tagIds), eq(conversationTags.workspaceId, workspaceId)))
+    .limit(cap + 1);
+  return rows.map((row) => row.id);
 }
 
 export async function searchDriver(
@@ -65,6 +75,10 @@ export async function searchDriver(
   cap: number = SEARCH_DRIVER_CAP,
 ): Promise<SearchDriver | undefined> {
   for (const filter of query.filters) {
+    if (filter.tagIds?.length) {
+      const ids = await taggedConversationIds(db, query.workspaceId, filter.tagIds, cap);
+      if (ids.length <= cap) return { ids };
+    }
     const expression = filter.q === undefined ? null : matchExpression(filter.q);
     if (expression === null) continue;
     const ids = await matchingConversationIds(db, query.workspaceId, expression, cap);
@@ -81,6 +95,9 @@ function filterConditions(filter: ConversationFilter, driver: SearchDriver | und
     filter.mailbox === undefined ? undefined : eq(conversations.mailbox, filter.mailbox.toLowerCase()),
     filter.assigneeUserIds?.length
       ? sql`exists (select 1 from ${conversationAssignees} where ${conversationAssignees.conversationId} = ${conversations.id} and ${inArray(conversationAssignees.userId, filter.assigneeUserIds)})`
+      : undefined,
+    filter.tagIds?.length
+      ? sql`exists (select 1 from ${conversationTags} where ${conversationTags.conversationId} = ${conversations.id} and ${inArray(conversationTags.tagId, filter.tagIds)})`
       : undefined,
     // Words of nothing but punctuation search for nothing, which every conversation matches.
     // The driving match set is already the ids read (of this workspace); other searches are tested.

@@ -13,9 +13,10 @@ import { checkAssignees } from "../tasks/links";
 import { linkedFlagStatement } from "./attendees";
 import { type ConversationQuery, conversationOrder, conversationPage, searchDriver } from "./conversation-list";
 import { type ConversationRow, conversationResponses, type MessageRow, messageResponses } from "./response";
+import { checkTags } from "./tags";
 import { type ConversationFilter, viewSelection } from "./view-filter";
 
-const { conversationAssignees, conversationRecords, conversations, messages, records } = regional;
+const { conversationAssignees, conversationRecords, conversationTags, conversations, messages, records } = regional;
 
 /**
  * A conversation the actor may see: the one loader's 404 and workspace checks, and then record-scoped
@@ -35,7 +36,7 @@ export async function readConversation(context: ServiceContext, conversationId: 
 /** The conversations of a workspace the actor may see, newest first, through a view and filters. */
 export async function listConversationsOf(context: ServiceContext, input: QueryOf<typeof operations.listConversations>) {
   const { db, actor, cursorSecret } = context;
-  const { workspaceId, viewId, limit, cursor, q, isClosed, hasLinkedRecords, assigneeUserId } = input;
+  const { workspaceId, viewId, limit, cursor, q, isClosed, hasLinkedRecords, assigneeUserId, tagIds } = input;
   const access = await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
   const view = viewId ? await viewSelection(db, actor, workspaceId, viewId) : undefined;
   const own: ConversationFilter = {
@@ -43,6 +44,7 @@ export async function listConversationsOf(context: ServiceContext, input: QueryO
     ...(isClosed === undefined ? {} : { isClosed }),
     ...(hasLinkedRecords === undefined ? {} : { hasLinkedRecords }),
     ...(assigneeUserId === undefined ? {} : { assigneeUserIds: [assigneeUserId] }),
+    ...(tagIds === undefined ? {} : { tagIds }),
   };
   const query: ConversationQuery = {
     workspaceId,
@@ -111,8 +113,8 @@ async function checkLinkedRecords(db: Database, workspaceId: string, ids: string
 }
 
 /**
- * Closes or reopens a conversation, replaces its assignees, and replaces the records linked by hand
- * (attendee links stay); `hasLinkedRecords` follows in the same batch.
+ * Closes or reopens a conversation, replaces its assignees and tags, and replaces the records linked
+ * by hand (attendee links stay); `hasLinkedRecords` follows in the same batch.
  */
 export async function updateConversationOf(
   context: ServiceContext,
@@ -122,6 +124,7 @@ export async function updateConversationOf(
   const { db } = context;
   const assigneeUserIds = changes.assigneeUserIds && [...new Set(changes.assigneeUserIds)];
   const linkedRecordIds = changes.linkedRecordIds && [...new Set(changes.linkedRecordIds)];
+  const tagIds = changes.tagIds && [...new Set(changes.tagIds)];
   const shown = async (row: ConversationRow) => (await conversationResponses(context, row.workspaceId, [row]))[0] as Conversation;
   return changeWithoutLoss({
     what: "Conversation",
@@ -135,6 +138,7 @@ export async function updateConversationOf(
       await Promise.all([
         checkAssignees(db, row.workspaceId, assigneeUserIds ?? []),
         checkLinkedRecords(db, row.workspaceId, linkedRecordIds ?? []),
+        checkTags(db, row.workspaceId, tagIds ?? [], "body.tagIds"),
       ]);
       const updatedAt = nextUpdatedAt(row);
       const statements: BatchItem<"sqlite">[] = [];
@@ -153,6 +157,11 @@ export async function updateConversationOf(
         const rows = linkedRecordIds.map((recordId) => ({ ...owned, recordId, source: "manual" as const }));
         statements.push(...rowsPerStatement(rows, 5).map((chunk) => db.insert(conversationRecords).values(chunk)));
         statements.push(linkedFlagStatement(db, row.id));
+      }
+      if (tagIds) {
+        statements.push(db.delete(conversationTags).where(eq(conversationTags.conversationId, row.id)));
+        const rows = tagIds.map((tagId) => ({ ...owned, tagId }));
+        statements.push(...rowsPerStatement(rows, 4).map((chunk) => db.insert(conversationTags).values(chunk)));
       }
       const columns = changes.isClosed === undefined ? {} : { isClosed: changes.isClosed };
       await runConditionalBatch(db, conversations, row, columns, updatedAt, statements);

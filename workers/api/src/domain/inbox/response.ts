@@ -3,6 +3,7 @@ import { regional } from "@crm/db";
 import { eq, inArray } from "drizzle-orm";
 import { peopleIn } from "../../directory";
 import type { ServiceContext } from "../../env";
+import { tagsOfConversations } from "./tags";
 
 const { attachments, conversationAssignees, conversationAttendees, conversationRecords, mailboxes } = regional;
 
@@ -17,6 +18,7 @@ export interface ConversationDetails {
   /** As the members directory shows them, in assignment order. */
   assignees: Person[];
   linkedRecordIds: string[];
+  tags: { id: string; name: string; color: string }[];
   /** Addresses of the workspace's mailboxes: attendees among them are the workspace itself. */
   mailboxAddresses: Set<string>;
 }
@@ -45,6 +47,7 @@ export const conversationResponse = (row: ConversationRow, details: Conversation
     recordId: attendee.recordId,
   })),
   assignees: details.assignees,
+  tags: details.tags,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 });
@@ -80,11 +83,12 @@ export async function conversationResponses(
 ): Promise<Conversation[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
-  const [attendeeRows, assigneeRows, linkRows, mailboxRows] = await Promise.all([
+  const [attendeeRows, assigneeRows, linkRows, mailboxRows, tagRows] = await Promise.all([
     db.select().from(conversationAttendees).where(inArray(conversationAttendees.conversationId, ids)),
     db.select().from(conversationAssignees).where(inArray(conversationAssignees.conversationId, ids)),
     db.select().from(conversationRecords).where(inArray(conversationRecords.conversationId, ids)),
     db.select({ address: mailboxes.address }).from(mailboxes).where(eq(mailboxes.workspaceId, workspaceId)),
+    tagsOfConversations(db, ids),
   ]);
   const mailboxAddresses = new Set(mailboxRows.map((row) => row.address));
   const people = await directory.people(
@@ -111,6 +115,7 @@ export async function conversationResponses(
             .map((link) => link.recordId),
         ),
       ],
+      tags: tagRows.filter((tag) => tag.conversationId === row.id).map(({ id, name, color }) => ({ id, name, color })),
       mailboxAddresses,
     }),
   );

@@ -2,11 +2,12 @@ import { regional } from "@crm/db";
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../env";
 
-const { inboxSearch } = regional;
+const { inboxSearch, commentSearch, conversationComments } = regional;
 
 /**
- * The one module that speaks to `inbox_search`, the FTS5 table behind `q` (migration 0008). One row
- * per message: its subject, text and the names and addresses of everyone on it. The match is raw
+ * The one module that speaks to the FTS5 tables behind `q`: `inbox_search` (migration 0008), one row
+ * per message: its subject, text and the names and addresses of everyone on it; and `comment_search`
+ * (migration 0017), the text of the team's comments, kept in step with them by triggers. The match is raw
  * SQL through drizzle's `sql` template, because drizzle's query builder has no `MATCH`.
  */
 
@@ -57,14 +58,18 @@ export function matchExpression(q: string): string | null {
   return parts.length === 0 ? null : parts.join(" ");
 }
 
-/** Condition on `conversations`: one of its messages matches. The FTS index answers it, never a scan. */
+/** The conversations with a comment matching `expression`, from the comments' FTS index. */
+const commentedConversations = (expression: string) =>
+  sql`select ${conversationComments.conversationId} from ${commentSearch} join ${conversationComments} on ${conversationComments.seq} = ${commentSearch}.rowid where ${commentSearch} match ${expression}`;
+
+/** Condition on `conversations`: one of its messages or comments matches. The FTS indexes answer it, never a scan. */
 export function conversationMatches(conversationId: SQL | { getSQL(): SQL }, expression: string): SQL {
-  return sql`${conversationId} in (select ${inboxSearch.conversationId} from ${inboxSearch} where ${inboxSearch} match ${expression})`;
+  return sql`(${conversationId} in (select ${inboxSearch.conversationId} from ${inboxSearch} where ${inboxSearch} match ${expression}) or ${conversationId} in (${commentedConversations(expression)}))`;
 }
 
 /**
- * The workspace's conversations with a message matching `expression`, read from the FTS index,
- * at most `cap + 1` of them: more than `cap` means the match set is too broad to drive the list.
+ * The workspace's conversations with a message or comment matching `expression`, read from the FTS
+ * indexes, at most `cap + 1` of them: more than `cap` means the match set is too broad to drive the list.
  */
 export async function matchingConversationIds(
   db: Database,
@@ -73,7 +78,9 @@ export async function matchingConversationIds(
   cap: number,
 ): Promise<string[]> {
   const rows = await db.all<{ id: string }>(
-    sql`select distinct ${inboxSearch.conversationId} as id from ${inboxSearch} where ${inboxSearch} match ${expression} and ${inboxSearch.workspaceId} = ${workspaceId} limit ${cap + 1}`,
+    sql`select ${inboxSearch.conversationId} as id from ${inboxSearch} where ${inboxSearch} match ${expression} and ${inboxSearch.workspaceId} = ${workspaceId}
+      union ${commentedConversations(expression)} and ${conversationComments.workspaceId} = ${workspaceId}
+      limit ${cap + 1}`,
   );
   return rows.map((row) => row.id);
 }

@@ -237,6 +237,7 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
         createdAt: now,
       })),
       assignees: [],
+      tags: [],
       linkedRecordIds: [...new Set(people.values())],
       mailboxAddresses: new Set([mailbox.address]),
     });

@@ -2,6 +2,7 @@ import { ApiError, type InboxView } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../env";
+import { notTags } from "./tags";
 
 const { mailboxes, workspaceMembers } = regional;
 
@@ -37,7 +38,7 @@ async function notMailbox(db: Database, workspaceId: string, address: string | u
 }
 
 /**
- * Assignees and listed members must be members of the workspace, the mailbox one of its own, and
+ * Assignees and listed members must be members of the workspace, the mailbox and tags its own, and
  * only a restricted view lists members: 400 naming every offending path at once.
  */
 export async function checkViewReferences(db: Database, workspaceId: string, view: ViewReferences): Promise<void> {
@@ -50,6 +51,7 @@ export async function checkViewReferences(db: Database, workspaceId: string, vie
       notMembers(db, workspaceId, view.config?.filter.assigneeUserIds ?? [], "body.config.filter.assigneeUserIds"),
       notMailbox(db, workspaceId, view.config?.filter.mailbox),
       notMembers(db, workspaceId, view.memberUserIds ?? [], "body.memberUserIds"),
+      notTags(db, workspaceId, view.config?.filter.tagIds ?? [], "body.config.filter.tagIds"),
     ])
   ).flat();
   problems.unshift(...misplacedMembers);

@@ -5,10 +5,10 @@ import { loadInWorkspace, loadInWorkspaceWith, memberJoin, workspaceAccessFrom }
 import { changeWithoutLoss } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
-import { checkScalar } from "../crm/field-types";
 import { loadObjectType } from "../crm/object-types";
 import { withOptions } from "../crm/resources";
 import { loadView } from "../crm/views";
+import { matchingKey, uniqueMatchingField } from "./matching";
 import { queryRecordPage } from "./query";
 import { type RecordResponse, recordFields, recordResponses, responsesFrom, valuesFromJson, valuesJson } from "./store";
 import { identityKeyOf } from "./values";
@@ -93,22 +93,12 @@ export async function assertRecordIn(
   const { db, actor } = context;
   const objectType = await loadObjectType(context, objectTypeId, "member");
   const fields = await recordFields(db, objectTypeId);
-  const matching = fields.find((field) => field.slug === matchingField);
-  if (!matching?.isUnique) {
-    throw new ApiError("invalid_request", "matchingField must name a unique field of the object type", [
-      { path: "query.matchingField", message: matching ? "Not a unique field" : "Not a field of this object type" },
-    ]);
-  }
-  const value = checkScalar({ type: matching.type }, input[matchingField]);
-  if (!value.ok || typeof value.value === "boolean") {
-    throw new ApiError("invalid_request", "fields must set the matching field", [
-      { path: `body.fields.${matchingField}`, message: value.ok ? "Required to match" : value.message },
-    ]);
-  }
+  const matching = uniqueMatchingField(fields, matchingField);
+  const key = matchingKey(matching, input);
   const [match] = await db
     .select({ recordId: recordValues.recordId })
     .from(recordValues)
-    .where(and(eq(recordValues.fieldDefinitionId, matching.id), eq(recordValues.identityKey, identityKeyOf(value.value))))
+    .where(and(eq(recordValues.fieldDefinitionId, matching.id), eq(recordValues.identityKey, key)))
     .limit(1);
   if (match) return { record: await updateRecordOf(context, match.recordId, input), created: false };
   return { record: await insertRecord(db, actor, objectType, input), created: true };

@@ -1,6 +1,6 @@
 import { ApiError } from "@crm/contracts";
 import { insertRowsAsJson, regional } from "@crm/db";
-import { and, eq, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../env";
@@ -12,18 +12,27 @@ export type RecordRow = typeof records.$inferSelect;
 
 export const recordFields = (db: Database, objectTypeId: string): Promise<RecordField[]> => fieldsWithOptions(db, objectTypeId);
 
-/** Relations must point at live records of the target type in the same workspace; users must be its members. */
-export async function checkReferences(
-  db: Database,
-  workspaceId: string,
-  fields: RecordField[],
-  planned: Map<string, StoredValue[]>,
-  problems: Problem[],
-) {
+/** A JSON list bound as one parameter: D1 binds at most 100 a statement, and a list may be longer. */
+const inJsonList = (column: SQLiteColumn, values: string[]) =>
+  sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
+
+/** The values of records being validated, with the problems found so far (a batch validates many at once). */
+export interface PlannedRecord {
+  planned: Map<string, StoredValue[]>;
+  problems: Problem[];
+}
+
+/**
+ * Relations must point at live records of the target type in the same workspace; users must be its
+ * members. One query per relation or user field, however many records are checked.
+ */
+export async function checkReferences(db: Database, workspaceId: string, fields: RecordField[], plans: PlannedRecord[]) {
   for (const field of fields) {
-    const rows = planned.get(field.id)?.filter((row) => row.valueText !== null) ?? [];
-    if (rows.length === 0 || (field.type !== "relation" && field.type !== "user")) continue;
-    const ids = rows.map((row) => row.valueText as string);
+    if (field.type !== "relation" && field.type !== "user") continue;
+    const idsOf = (plan: PlannedRecord) =>
+      (plan.planned.get(field.id) ?? []).flatMap((row) => (row.valueText === null ? [] : [row.valueText]));
+    const ids = [...new Set(plans.flatMap(idsOf))];
+    if (ids.length === 0) continue;
     const found =
       field.type === "relation"
         ? await db
@@ -31,7 +40,7 @@ export async function checkReferences(
             .from(records)
             .where(
               and(
-                inArray(records.id, ids),
+                inJsonList(records.id, ids),
                 eq(records.workspaceId, workspaceId),
                 eq(records.objectTypeId, field.relationObjectTypeId ?? ""),
                 isNull(records.deletedAt),
@@ -40,11 +49,12 @@ export async function checkReferences(
         : await db
             .select({ id: workspaceMembers.userId })
             .from(workspaceMembers)
-            .where(and(eq(workspaceMembers.workspaceId, workspaceId), inArray(workspaceMembers.userId, ids)));
+            .where(and(eq(workspaceMembers.workspaceId, workspaceId), inJsonList(workspaceMembers.userId, ids)));
     const known = new Set(found.map((row) => row.id));
-    for (const id of ids) {
-      if (!known.has(id)) {
-        problems.push({
+    for (const plan of plans) {
+      for (const id of idsOf(plan)) {
+        if (known.has(id)) continue;
+        plan.problems.push({
           path: `body.fields.${field.slug}`,
           message:
             field.type === "relation"
@@ -56,6 +66,28 @@ export async function checkReferences(
   }
 }
 
+/** The planned unique values: what a record claims as its identity. */
+export const identityClaims = (planned: Map<string, StoredValue[]>) =>
+  [...planned.values()].flat().filter((row) => row.identityKey !== null);
+
+/** The live records holding any of these unique values, in one query however many there are. */
+export async function identityHolders(db: Database, claims: { fieldDefinitionId: string; identityKey: string | null }[]) {
+  if (claims.length === 0) return [];
+  const pairs = JSON.stringify(claims.map((claim) => [claim.fieldDefinitionId, claim.identityKey]));
+  return db
+    .select({
+      recordId: recordValues.recordId,
+      fieldDefinitionId: recordValues.fieldDefinitionId,
+      identityKey: recordValues.identityKey,
+      valueText: recordValues.valueText,
+      valueNumber: recordValues.valueNumber,
+    })
+    .from(recordValues)
+    .where(
+      sql`(${recordValues.fieldDefinitionId}, ${recordValues.identityKey}) in (select value ->> 0, value ->> 1 from json_each(${pairs}))`,
+    );
+}
+
 /** Live records other than `exceptId` that hold one of the planned unique values: the identity conflicts. */
 export async function identityMatches(
   db: Database,
@@ -63,33 +95,19 @@ export async function identityMatches(
   planned: Map<string, StoredValue[]>,
   exceptId?: string,
 ) {
-  const keyed = [...planned.values()].flat().filter((row) => row.identityKey !== null);
-  if (keyed.length === 0) return [];
-  const conditions = keyed.map(
-    (row) =>
-      and(
-        eq(recordValues.fieldDefinitionId, row.fieldDefinitionId),
-        eq(recordValues.identityKey, row.identityKey as string),
-      ) as SQL,
-  );
-  const rows = await db
-    .select({
-      recordId: recordValues.recordId,
-      fieldDefinitionId: recordValues.fieldDefinitionId,
-      valueText: recordValues.valueText,
-      valueNumber: recordValues.valueNumber,
-    })
-    .from(recordValues)
-    .where(and(or(...conditions), exceptId ? ne(recordValues.recordId, exceptId) : undefined));
+  const holders = await identityHolders(db, identityClaims(planned));
   const slugOf = new Map(fields.map((field) => [field.id, field.slug]));
-  return rows.map((row) => ({
-    recordId: row.recordId,
-    field: slugOf.get(row.fieldDefinitionId) as string,
-    value: row.valueText ?? row.valueNumber,
-  }));
+  return holders
+    .filter((row) => row.recordId !== exceptId)
+    .map((row) => ({
+      recordId: row.recordId,
+      field: slugOf.get(row.fieldDefinitionId) as string,
+      value: row.valueText ?? row.valueNumber,
+    }));
 }
 
-export function identityConflict(matches: Awaited<ReturnType<typeof identityMatches>>): ApiError {
+/** 409 naming who holds the values; `index` names the item of a batch that claims one first. */
+export function identityConflict(matches: { recordId: string; field: string; value: unknown; index?: number }[]): ApiError {
   return new ApiError("identity_conflict", "A record with the same identity exists; nothing was created or changed", { matches });
 }
 
@@ -97,14 +115,23 @@ export function identityConflict(matches: Awaited<ReturnType<typeof identityMatc
 export const isIdentityViolation = (error: unknown) =>
   String((error as Error)?.message ?? error).includes("record_values.identity_key");
 
-/** Replaces the stored rows of the planned fields of one record. */
-export function valueStatements(db: Database, recordId: string, planned: Map<string, StoredValue[]>): BatchItem<"sqlite">[] {
-  const fieldIds = [...planned.keys()];
-  if (fieldIds.length === 0) return [];
-  const rows = [...planned.values()].flat().map((row) => ({ recordId, ...row }));
+/**
+ * Replaces the stored rows of the planned fields of records: one delete and one insert however many
+ * records, fields and multi-values there are (statements of a batch are prepared one by one).
+ */
+export function valueStatements(
+  db: Database,
+  written: { recordId: string; planned: Map<string, StoredValue[]> }[],
+): BatchItem<"sqlite">[] {
+  const pairs = written.flatMap(({ recordId, planned }) => [...planned.keys()].map((fieldId) => [recordId, fieldId]));
+  if (pairs.length === 0) return [];
+  const rows = written.flatMap(({ recordId, planned }) => [...planned.values()].flat().map((row) => ({ recordId, ...row })));
   return [
-    db.delete(recordValues).where(and(eq(recordValues.recordId, recordId), inArray(recordValues.fieldDefinitionId, fieldIds))),
-    // Every value row in one statement, however many fields and multi-values the record has.
+    db
+      .delete(recordValues)
+      .where(
+        sql`(${recordValues.recordId}, ${recordValues.fieldDefinitionId}) in (select value ->> 0, value ->> 1 from json_each(${JSON.stringify(pairs)}))`,
+      ),
     ...(rows.length > 0 ? [insertRowsAsJson(db, recordValues, rows)] : []),
   ];
 }

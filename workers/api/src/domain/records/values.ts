@@ -11,7 +11,7 @@ export interface RecordField {
   isMultiple: boolean;
   defaultValue: unknown;
   relationObjectTypeId: string | null;
-  options: { id: string; value: string; isActive: boolean; isDefault: boolean }[];
+  options: { id: string; value: string; label: string; isActive: boolean; isDefault: boolean }[];
 }
 
 /** One stored value: every record has a row at position 0 for every field (null when unset), more for lists. */

@@ -7,8 +7,13 @@ import { type TaskResponse, type TaskRow, taskResponse } from "./response";
 
 const { conversations, workspaceMembers } = regional;
 
-/** Assignees must be members of the workspace. */
-export async function checkAssignees(db: Database, workspaceId: string, userIds: string[]): Promise<void> {
+/** Assignees (or the users a body names under `property`, such as mentions) must be members of the workspace. */
+export async function checkAssignees(
+  db: Database,
+  workspaceId: string,
+  userIds: string[],
+  property = "assigneeUserIds",
+): Promise<void> {
   if (userIds.length === 0) return;
   const found = await db
     .select({ userId: workspaceMembers.userId })
@@ -16,9 +21,9 @@ export async function checkAssignees(db: Database, workspaceId: string, userIds:
     .where(and(eq(workspaceMembers.workspaceId, workspaceId), inArray(workspaceMembers.userId, userIds)));
   const members = new Set(found.map((row) => row.userId));
   const problems = userIds.flatMap((id, i) =>
-    members.has(id) ? [] : [{ path: `body.assigneeUserIds.${i}`, message: "Not a member of the workspace" }],
+    members.has(id) ? [] : [{ path: `body.${property}.${i}`, message: "Not a member of the workspace" }],
   );
-  if (problems.length > 0) throw new ApiError("invalid_request", "Assignees must be members of the workspace", problems);
+  if (problems.length > 0) throw new ApiError("invalid_request", "The users named must be members of the workspace", problems);
 }
 
 /**

@@ -1,0 +1,153 @@
+import { ApiError, type operations } from "@crm/contracts";
+import { regional } from "@crm/db";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { workspaceAccessFrom, workspaceWithMembership } from "../../access";
+import type { ServiceContext } from "../../env";
+import type { QueryOf } from "../../inputs";
+import { paginate } from "../../pagination";
+import { fieldAndOptionQueries, withOptions } from "../crm/resources";
+import { searchableTypes } from "./search-index";
+import { type RecordResponse, responsesFrom, valuesFromJson, valuesJson } from "./store";
+
+const { objectTypes, fieldDefinitions, records, recordSearch, recordSearchTerms, workspaces } = regional;
+
+/**
+ * The reading side of record search: `record_search` (FTS5, migration 0016) answers which values
+ * records match, ranked by bm25 with a `name` match worth ten of one in the record's other values.
+ * Raw SQL for the match, since drizzle's query builder has no `MATCH`.
+ */
+
+const maxWords = 16;
+
+/** Runs of letters and digits, case-folded and without diacritics: the words the FTS5 tokenizer (unicode61, remove_diacritics 2) makes of text. */
+export const wordsOf = (text: string) =>
+  text
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/**
+ * A user's words as phrases: each whitespace-separated term is a phrase of its runs of letters and
+ * digits, the last one a prefix: `ann` finds Anna, `acme.ex` finds `acme` followed by a word
+ * starting `ex`, as in anna@acme.example. At most 16 words.
+ */
+export function searchPhrases(q: string): string[][] {
+  const phrases: string[][] = [];
+  let words = 0;
+  for (const term of q.split(/\s+/u)) {
+    const kept = wordsOf(term).slice(0, maxWords - words);
+    if (kept.length === 0) continue;
+    words += kept.length;
+    phrases.push(kept);
+  }
+  return phrases;
+}
+
+/**
+ * The phrases as an FTS5 query limited to one workspace: every phrase must match, in the record's
+ * name or in its other values. Only runs of letters and digits reach FTS5, each phrase inside
+ * double quotes, so nothing typed is read as query syntax.
+ */
+export function recordSearchExpression(workspaceId: string, phrases: string[][]): string {
+  const matches = phrases.map((phrase) => `"${phrase.join(" ")}"*`).join(" AND ");
+  return `workspace_id : "${wordsOf(workspaceId).join(" ")}" AND {name body} : (${matches})`;
+}
+
+/** Whether a phrase occurs in a value's words: consecutive, the last one as a prefix. */
+function occursIn(words: string[], phrase: string[]): boolean {
+  for (let start = 0; start + phrase.length <= words.length; start++) {
+    const fits = phrase.every((word, i) =>
+      i === phrase.length - 1 ? (words[start + i] as string).startsWith(word) : words[start + i] === word,
+    );
+    if (fits) return true;
+  }
+  return false;
+}
+
+type FieldWithOptions = ReturnType<typeof withOptions>[number];
+interface Hit {
+  record: typeof records.$inferSelect;
+  score: number;
+  values: string;
+}
+
+/**
+ * One round trip: the workspace with the actor's membership, the page of matching records with their
+ * values, and the fields and options of the workspace's object types, as one D1 batch. The match
+ * runs before the access check, but nothing it read is shown unless the check passes.
+ */
+export async function searchRecordsIn(context: ServiceContext, query: QueryOf<typeof operations.searchRecords>) {
+  const { db, actor, cursorSecret } = context;
+  const { workspaceId, q, objectTypeIds, limit, cursor } = query;
+  const phrases = searchPhrases(q);
+  if (phrases.length === 0)
+    throw new ApiError("invalid_request", "q must hold a letter or a digit", [
+      { path: "query.q", message: "Nothing to search for" },
+    ]);
+  // bm25 is read where the FTS table is the query's own; the page's order and position apply outside.
+  const matches = db
+    .select({
+      recordId: recordSearchTerms.recordId,
+      score: sql<number>`bm25(${recordSearch}, 0.0, 10.0, 1.0)`.as("score"),
+    })
+    .from(recordSearch)
+    .innerJoin(recordSearchTerms, sql`${recordSearchTerms.id} = ${recordSearch}.rowid`)
+    .where(
+      and(
+        sql`${recordSearch} match ${recordSearchExpression(workspaceId, phrases)}`,
+        objectTypeIds
+          ? sql`${recordSearchTerms.objectTypeId} in (select value from json_each(${JSON.stringify(objectTypeIds)}))`
+          : undefined,
+      ),
+    )
+    .as("matches");
+  const ofWorkspace = sql`${fieldDefinitions.objectTypeId} in (select ${objectTypes.id} from ${objectTypes} where ${objectTypes.workspaceId} = ${workspaceId})`;
+  let fields: FieldWithOptions[] = [];
+  const page = await paginate<Hit>(
+    {
+      scope: `records-search:${workspaceId}:${objectTypeIds?.join(",") ?? ""}:${q}`,
+      limit,
+      cursor,
+      order: [
+        { column: matches.score, direction: "asc", valueIn: (hit) => hit.score },
+        { column: records.id, direction: "asc", valueIn: (hit) => hit.record.id },
+      ],
+      fetch: async ({ after, orderBy, limit: fetchLimit }) => {
+        const [workspace, hits, fieldRows, optionRows] = await db.batch([
+          workspaceWithMembership(db, actor, eq(workspaces.id, workspaceId)),
+          db
+            .select({ record: records, score: matches.score, values: valuesJson(records.id) })
+            .from(matches)
+            .innerJoin(records, eq(records.id, matches.recordId))
+            .where(and(isNull(records.deletedAt), after))
+            .orderBy(...orderBy)
+            .limit(fetchLimit),
+          ...fieldAndOptionQueries(db, ofWorkspace),
+        ]);
+        workspaceAccessFrom(actor, workspaceId, workspace[0]);
+        fields = withOptions(fieldRows, optionRows);
+        const known = new Set(fields.map((field) => field.objectTypeId));
+        if (objectTypeIds?.some((id) => !known.has(id))) throw new ApiError("not_found", "Object type not found");
+        return hits;
+      },
+    },
+    cursorSecret,
+  );
+  return { data: page.data.map((hit) => searchHit(fields, hit, phrases)), pagination: page.pagination };
+}
+
+/** A hit as the response shows it: the record with every field, and the slugs of the fields holding a phrase of the search. */
+function searchHit(fields: FieldWithOptions[], hit: Hit, phrases: string[][]) {
+  const ofType = fields.filter((field) => field.objectTypeId === hit.record.objectTypeId);
+  const [record] = responsesFrom(ofType, [hit.record], valuesFromJson(hit.record.id, hit.values)) as [RecordResponse];
+  const matchedFields = ofType
+    .filter((field) => searchableTypes.includes(field.type))
+    .filter((field) => {
+      const values = [record.fields[field.slug] ?? []].flat() as string[];
+      const texts = values.map((value) => field.options.find((option) => option.value === value)?.label ?? value);
+      return texts.some((text) => phrases.some((phrase) => occursIn(wordsOf(text), phrase)));
+    })
+    .map((field) => field.slug);
+  return { record, objectTypeId: hit.record.objectTypeId, matchedFields };
+}
