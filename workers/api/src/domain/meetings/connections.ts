@@ -1,6 +1,6 @@
 import { ApiError, newWebhookSecret, type operations } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { loadInWorkspace, reachWorkspace } from "../../access";
 import type { ResponseSecrets, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";

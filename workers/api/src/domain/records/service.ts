@@ -11,7 +11,6 @@ import { loadView } from "../crm/views";
 import { matchingKey, uniqueMatchingField } from "./matching";
 import { queryRecordPage } from "./query";
 import { type RecordResponse, recordFields, recordResponses, responsesFrom, valuesFromJson, valuesJson } from "./store";
-import { identityKeyOf } from "./values";
 import { insertRecord, softDeleteRecord, writeRecordChanges } from "./write";
 
 const { records, recordValues, fieldDefinitions, fieldOptions, objectTypes, workspaces, workspaceMembers } = regional;
