@@ -17,12 +17,21 @@ async function signedIn(options: { workspaceCount?: number } = {}) {
   return { user, browser };
 }
 
+const shownKey = (html: string) => /<code id="new-key">([^<]+)<\/code>/.exec(html)?.[1];
+
+/** Posts a form whose answer is a redirect to the page that shows a key once, and follows it. */
+async function postAndShow(browser: ConsoleBrowser, path: string, fields: Record<string, string | string[]>) {
+  const response = await browser.post(path, fields);
+  if (response.status !== 303) return { response, html: await response.text(), key: undefined, location: null };
+  const location = response.headers.get("location") as string;
+  const { html } = await browser.page(location);
+  return { response, html, key: shownKey(html), location };
+}
+
 /** Creates a key through the page's form and returns it as shown once. */
 async function createKeyOnPage(browser: ConsoleBrowser, fields: Record<string, string | string[]>) {
   const { csrf } = await browser.page("/console/api-keys");
-  const response = await browser.post("/console/api-keys", { csrf, ...fields });
-  const html = await response.text();
-  return { response, html, key: /<code id="new-key">([^<]+)<\/code>/.exec(html)?.[1] };
+  return postAndShow(browser, "/console/api-keys", { csrf, ...fields });
 }
 
 describe("console sign-in", () => {
@@ -189,7 +198,7 @@ describe("console API keys", () => {
       workspaceIds: first,
       expiresInDays: "7",
     });
-    expect(response.status).toBe(201);
+    expect(response.status).toBe(303);
     expect(key).toMatch(/^crm_[0-9A-Za-z]{12}_[0-9A-Za-z]{43}$/);
     expect(text(html)).toContain("shown this once");
     const workspaces = (await (await call("/workspaces", { key: key as string })).json()) as { data: { id: string }[] };
@@ -199,10 +208,10 @@ describe("console API keys", () => {
     // The list shows it (prefix, scopes, limit, expiry) without the secret, and its activity once written.
     const listed = await eventually(
       async () => text((await browser.page("/console/api-keys")).html),
-      (page) => page.includes("1 recent use"),
+      (page) => page.includes("latest 1 of 1 uses"),
     );
     expect(listed).toContain(`crm_${(key as string).slice(4, 16)}_…`);
-    expect(listed).toContain("crm:records:read");
+    expect(listed).toContain("CRM records read");
     expect(listed).toContain("Workspace 0");
     expect(listed).toContain("GET /workspaces");
     const again = await browser.page("/console/api-keys");
@@ -225,11 +234,10 @@ describe("console API keys", () => {
     });
     const [row] = (await keysOf(user.userId)).filter((candidate) => candidate.name === "Sync");
     const { csrf } = await browser.page("/console/api-keys");
-    const response = await browser.post(`/console/api-keys/${row?.id}/replace`, { csrf });
-    expect(response.status).toBe(201);
-    const replacement = /<code id="new-key">([^<]+)<\/code>/.exec(await response.text())?.[1] as string;
+    const { response, key: replacement } = await postAndShow(browser, `/console/api-keys/${row?.id}/replace`, { csrf });
+    expect(response.status).toBe(303);
     expect(replacement).not.toBe(old);
-    expect((await call("/workspaces", { key: replacement })).status).toBe(200);
+    expect((await call("/workspaces", { key: replacement as string })).status).toBe(200);
     expect((await call("/workspaces", { key: old as string })).status).toBe(401);
     const rows = (await keysOf(user.userId)).filter((candidate) => candidate.name === "Sync");
     const fresh = rows.find((candidate) => candidate.revokedAt === null);
@@ -331,11 +339,11 @@ describe("console usage and applications", () => {
     ]);
     const { html, csrf } = await browser.page("/console/applications");
     expect(text(html)).toContain("Calendar Sync");
-    expect(text(html)).toContain("tasks:read");
+    expect(text(html)).toContain("Tasks read");
     const stranger = await signedIn();
     const { csrf: strangerCsrf } = await stranger.browser.page("/console/applications");
-    expect((await stranger.browser.post(`/console/applications/${grantId}/revoke`, { csrf: strangerCsrf })).status).toBe(404);
-    expect((await browser.post(`/console/applications/${grantId}/revoke`, { csrf })).status).toBe(303);
+    expect((await stranger.browser.post(`/console/applications/${clientId}/revoke`, { csrf: strangerCsrf })).status).toBe(404);
+    expect((await browser.post(`/console/applications/${clientId}/revoke`, { csrf })).status).toBe(303);
     const [grant] = await db().select().from(control.oauthGrants).where(eq(control.oauthGrants.id, grantId));
     expect(grant?.revokedAt).not.toBeNull();
     expect(text((await browser.page("/console/applications")).html)).not.toContain("Calendar Sync");

@@ -132,5 +132,6 @@ export const connectionRoutes = sqliteTable("connection_routes", {
   createdAt: integer("created_at").notNull(),
 });
 
+export * from "./control-console";
 export * from "./control-identity";
 export * from "./control-sso";

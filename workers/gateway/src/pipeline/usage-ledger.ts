@@ -52,13 +52,14 @@ async function flush(db: DrizzleD1Database): Promise<void> {
 /**
  * One D1 batch: activity rows (one statement), each key's latest lastUsedAt and its activity pruned
  * to what `GET /api-keys/{id}` shows (one row a request would grow the control D1 without end), and
- * the ledger summed per (organization, day, route).
+ * the ledger summed per (organization, day, route) and per (key, day, route).
  */
 async function writeUses(db: DrizzleD1Database, uses: CredentialUse[]): Promise<void> {
   const statements: BatchItem<"sqlite">[] = [];
   const activity: (typeof control.apiKeyActivity.$inferInsert)[] = [];
   const lastUsed = new Map<string, number>();
   const ledger = new Map<string, { organizationId: string; day: string; route: string; requests: number; costUnits: number }>();
+  const keyLedger = new Map<string, { apiKeyId: string; day: string; route: string; requests: number; costUnits: number }>();
   for (const use of uses) {
     if (use.apiKeyId) {
       lastUsed.set(use.apiKeyId, Math.max(lastUsed.get(use.apiKeyId) ?? 0, use.at));
@@ -73,6 +74,18 @@ async function writeUses(db: DrizzleD1Database, uses: CredentialUse[]): Promise<
       entry.requests += 1;
       entry.costUnits += use.costUnits;
       ledger.set(key, entry);
+      if (use.apiKeyId) {
+        const keyEntry = keyLedger.get(`${use.apiKeyId} ${day} ${route}`) ?? {
+          apiKeyId: use.apiKeyId,
+          day,
+          route,
+          requests: 0,
+          costUnits: 0,
+        };
+        keyEntry.requests += 1;
+        keyEntry.costUnits += use.costUnits;
+        keyLedger.set(`${use.apiKeyId} ${day} ${route}`, keyEntry);
+      }
     }
   }
   if (activity.length > 0) statements.push(insertRowsAsJson(db, control.apiKeyActivity, activity));
@@ -100,6 +113,21 @@ async function writeUses(db: DrizzleD1Database, uses: CredentialUse[]): Promise<
           set: {
             requests: sql`${tokenUsage.requests} + excluded.requests`,
             costUnits: sql`${tokenUsage.costUnits} + excluded.cost_units`,
+          },
+        }),
+    );
+  }
+  const { tokenUsageByKey } = control;
+  for (const entry of keyLedger.values()) {
+    statements.push(
+      db
+        .insert(tokenUsageByKey)
+        .values(entry)
+        .onConflictDoUpdate({
+          target: [tokenUsageByKey.apiKeyId, tokenUsageByKey.day, tokenUsageByKey.route],
+          set: {
+            requests: sql`${tokenUsageByKey.requests} + excluded.requests`,
+            costUnits: sql`${tokenUsageByKey.costUnits} + excluded.cost_units`,
           },
         }),
     );
