@@ -66,7 +66,8 @@ function Expiry({ at }: { at: number | null }) {
 
 function KeyCard({ apiKey, uses, kept, workspaces }: { apiKey: ApiKey; uses: KeyUse[]; kept: number; workspaces: Workspace[] }) {
   const workspaceName = (id: string) => workspaces.find((workspace) => workspace.id === id)?.name ?? id;
-  const named = <span class="visually-hidden">{` “${apiKey.name}”`}</span>;
+  // Links repeat on every card: their names say which key (WCAG 2.4.4), beginning with the visible words.
+  const named = (action: string) => `${action} “${apiKey.name}”…`;
   return (
     <article class="card" data-key-id={apiKey.id} aria-labelledby={`name-${apiKey.id}`}>
       <header>
@@ -98,19 +99,19 @@ function KeyCard({ apiKey, uses, kept, workspaces }: { apiKey: ApiKey; uses: Key
         <ActivityTable uses={uses} caption={`Latest uses of ${apiKey.name}`} />
         {kept > 0 && (
           <p>
-            <a href={usageOfKey(apiKey.id)}>
-              All {kept} uses kept for this key{named}, on the usage page
+            <a href={usageOfKey(apiKey.id)} aria-label={`All ${kept} uses kept for “${apiKey.name}”, on the usage page`}>
+              All {kept} uses kept for this key, on the usage page
             </a>{" "}
             <span class="muted">(the latest {apiKeyActivityLimit} are kept)</span>
           </p>
         )}
       </details>
       <div class="actions">
-        <a class="button" href={`/console/api-keys/${apiKey.id}/replace`}>
-          Replace{named}…
+        <a class="button" href={`/console/api-keys/${apiKey.id}/replace`} aria-label={named("Replace")}>
+          Replace…
         </a>
-        <a class="button danger" href={`/console/api-keys/${apiKey.id}/revoke`}>
-          Revoke{named}…
+        <a class="button danger" href={`/console/api-keys/${apiKey.id}/revoke`} aria-label={named("Revoke")}>
+          Revoke…
         </a>
       </div>
     </article>

@@ -93,8 +93,12 @@ function ApplicationCard({ grants, origin }: { grants: Grant[]; origin: string }
         </dl>
       ))}
       <div class="actions">
-        <a class="button danger" href={`/console/applications/${first.clientId}/revoke`}>
-          Revoke access<span class="visually-hidden">{` of ${first.clientName}`}</span>…
+        <a
+          class="button danger"
+          href={`/console/applications/${first.clientId}/revoke`}
+          aria-label={`Revoke access of ${first.clientName}…`}
+        >
+          Revoke access…
         </a>
       </div>
     </article>
