@@ -81,6 +81,7 @@ export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)
 /** The HTML of a page with its entities decoded, for text assertions. */
 export const text = (html: string) =>
   html
+    .replace(/<wbr\s*\/?>/g, "")
     .replace(/<[^>]+>/g, " ")
     .replaceAll("&quot;", '"')
     .replaceAll("&amp;", "&")

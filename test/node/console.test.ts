@@ -215,7 +215,7 @@ describe("the console in a browser", () => {
       expect.stringContaining("GET /records: 0.2 tokens"),
     );
     await screenshot(page, "usage");
-    await page.getByRole("navigation").getByRole("link", { name: "Authorized applications" }).click();
+    await page.getByRole("navigation").getByRole("link", { name: "Applications" }).click();
     await screenshot(page, "applications");
 
     // Defect 2: revoking asks first and says what happened.

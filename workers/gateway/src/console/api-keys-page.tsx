@@ -22,6 +22,22 @@ const shownActivity = 5;
 
 export const usageOfKey = (keyId: string) => `/console/usage?key=${encodeURIComponent(keyId)}`;
 
+/** A route such as `GET /integrations/connections/{connectionId}`, allowed to wrap after its slashes only. */
+export const RouteName = ({ route }: { route: string }) => (
+  <code>
+    {route.split("/").map((part, index) => (
+      <>
+        {index > 0 && (
+          <>
+            /<wbr />
+          </>
+        )}
+        {part}
+      </>
+    ))}
+  </code>
+);
+
 export function ActivityTable({ uses, caption }: { uses: KeyUse[]; caption: string }) {
   if (uses.length === 0) return <p class="muted">Not used yet.</p>;
   return (
@@ -42,7 +58,7 @@ export function ActivityTable({ uses, caption }: { uses: KeyUse[]; caption: stri
               <RelativeTime at={use.at} />
             </td>
             <td>
-              <code>{`${use.method} ${use.route}`}</code>
+              <RouteName route={`${use.method} ${use.route}`} />
             </td>
             <td>{use.status}</td>
             <td>
@@ -240,15 +256,25 @@ async function renderKeysPage(
       )}
       {top.notice}
       {top.shown && <RevealedKey shown={top.shown} nonce={c.var.cspNonce} />}
-      <h2>
-        Your keys <span class="count">({keys.length === 1 ? "1 live key" : `${keys.length} live keys`}, all shown)</span>
-      </h2>
+      <div class="heading-row">
+        <h2>
+          Your keys <span class="count">({keys.length === 1 ? "1 live key" : `${keys.length} live keys`}, all shown)</span>
+        </h2>
+        <a href="#create-title">Create a key</a>
+      </div>
       {keys.length === 0 ? (
         <p class="muted">You have no API keys in this organization yet.</p>
       ) : (
-        keys.map((apiKey) => (
-          <KeyCard apiKey={apiKey} uses={activity.get(apiKey.id) ?? []} kept={kept.get(apiKey.id) ?? 0} workspaces={workspaces} />
-        ))
+        <div class="cards">
+          {keys.map((apiKey) => (
+            <KeyCard
+              apiKey={apiKey}
+              uses={activity.get(apiKey.id) ?? []}
+              kept={kept.get(apiKey.id) ?? 0}
+              workspaces={workspaces}
+            />
+          ))}
+        </div>
       )}
       <CreateForm workspaces={workspaces} csrf={signedIn.csrf} values={top.values ?? emptyForm} />
     </Layout>,

@@ -1,5 +1,6 @@
 import type { ApiKey } from "@crm/contracts";
 import type { Context } from "hono";
+import type { Child } from "hono/jsx";
 import { getKey, replaceKey, revokeKey } from "../routes/api-key-store";
 import { redirectToReveal } from "./api-keys-page";
 import type { ConsoleEnv } from "./console-env";
@@ -24,14 +25,22 @@ const actions = {
   revoke: {
     title: (name: string) => `Revoke “${name}”?`,
     button: "Revoke key",
-    consequence: (masked: string) =>
-      `Every program that sends ${masked} will be refused (401): at once here, within a minute everywhere. A revoked key cannot be brought back.`,
+    consequence: (masked: Child) => (
+      <>
+        Every program that sends {masked} will be refused (401): at once here, within a minute everywhere. A revoked key cannot be
+        brought back.
+      </>
+    ),
   },
   replace: {
     title: (name: string) => `Replace “${name}”?`,
     button: "Replace key",
-    consequence: (masked: string) =>
-      `A new key with the same name, access, workspaces and expiry period is made and shown once, and ${masked} stops working at the same moment: every program that sends it will be refused (401) until you give it the new key.`,
+    consequence: (masked: Child) => (
+      <>
+        A new key with the same name, access, workspaces and expiry period is made and shown once, and {masked} stops working at
+        the same moment: every program that sends it will be refused (401) until you give it the new key.
+      </>
+    ),
   },
 } as const;
 type KeyAction = keyof typeof actions;
@@ -55,7 +64,7 @@ function ConfirmKeyAction({ c, apiKey, action }: { c: Context<ConsoleEnv>; apiKe
             <RelativeTime at={apiKey.lastUsedAt} empty="Never" />
           </dd>
         </dl>
-        <p class="warning">{consequence(maskedKey(apiKey.prefix))}</p>
+        <p class="warning">{consequence(<code>{maskedKey(apiKey.prefix)}</code>)}</p>
         <form method="post" action={`/console/api-keys/${apiKey.id}/${action}`} class="actions">
           <CsrfField token={c.var.signedIn.csrf} />
           <button type="submit" class="danger">

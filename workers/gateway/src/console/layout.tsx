@@ -14,7 +14,7 @@ export interface SignedIn {
 
 const pages = [
   { path: "/console/api-keys", label: "API keys" },
-  { path: "/console/applications", label: "Authorized applications" },
+  { path: "/console/applications", label: "Applications" },
   { path: "/console/usage", label: "Usage" },
 ];
 
@@ -159,6 +159,9 @@ label { display: block; }
 fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 1rem; padding: .75rem 1rem; min-width: 0; }
 legend { font-weight: 600; padding: 0 .25rem; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 1rem; margin: 0 0 1rem; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 30rem), 1fr)); gap: 0 1rem; }
+.heading-row { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: .5rem 1rem; }
+.facts.grant + .facts.grant { border-top: 1px solid var(--line); padding-top: .6rem; }
 .card > header { display: flex; flex-wrap: wrap; justify-content: space-between; gap: .5rem 1rem; align-items: baseline; margin-bottom: .5rem; }
 .facts { display: grid; grid-template-columns: minmax(7rem, max-content) 1fr; gap: .3rem 1rem; margin: .5rem 0; }
 .facts dt { color: var(--muted); }
@@ -190,18 +193,20 @@ label.scope code { display: block; color: var(--muted); font-size: .8rem; }
 .filters { display: flex; flex-wrap: wrap; gap: .75rem 1rem; align-items: end; background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: .75rem 1rem; margin-bottom: 1rem; }
 .filters label { font-weight: 600; font-size: .9rem; }
 .filters select { display: block; margin-top: .2rem; max-width: 16rem; }
-.totals { display: grid; grid-template-columns: repeat(auto-fit, minmax(9rem, 1fr)); gap: .75rem; margin: 0 0 1rem; }
+.totals { display: grid; grid-template-columns: repeat(auto-fit, minmax(6.5rem, 1fr)); gap: .75rem; margin: 0 0 1rem; }
 .totals div { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: .75rem 1rem; }
 .totals dt { color: var(--muted); font-size: .9rem; }
 .totals dd { margin: 0; font-size: 1.4rem; font-weight: 700; }
 figure { margin: 0 0 1rem; background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: .75rem; }
-.chart-box { overflow-x: auto; }
-.chart-box svg { min-width: 36rem; display: block; }
+/* Right to left, so that a chart wider than a phone opens on its latest days; the chart itself reads left to right. */
+.chart-box { overflow-x: auto; direction: rtl; }
+.chart-box svg { min-width: 42rem; display: block; direction: ltr; }
 svg text { font-size: 13px; fill: #1d2330; }
 .legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin-top: .5rem; font-size: .9rem; }
 .legend svg { vertical-align: middle; margin-right: .3rem; }
 .sign-in { max-width: 28rem; }
 .asking { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: .75rem 1rem; margin-bottom: 1rem; }
+.asking h2 { margin-top: 0; }
 .asking ul { margin: .25rem 0 0; padding-left: 1.2rem; }
 @media (min-width: 48rem) {
   header.top { padding: .6rem 1.5rem; }

@@ -3,7 +3,7 @@ import { control } from "@crm/db";
 import { and, asc, between, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { activityOf, listKeys } from "../routes/api-key-store";
-import { ActivityTable, usageOfKey } from "./api-keys-page";
+import { ActivityTable, RouteName, usageOfKey } from "./api-keys-page";
 import type { ConsoleEnv } from "./console-env";
 import { ownerOf } from "./console-session";
 import { ConsoleProblem } from "./forms";
@@ -193,7 +193,7 @@ export async function showUsage(c: Context<ConsoleEnv>) {
             {byRoute.map((entry) => (
               <tr>
                 <td>
-                  <code>{entry.route}</code>
+                  <RouteName route={entry.route} />
                 </td>
                 <td class="number">{entry.requests}</td>
                 <td class="number">{tokens(entry.costUnits)}</td>
