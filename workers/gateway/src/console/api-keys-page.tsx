@@ -144,11 +144,23 @@ interface CreateFormValues {
 }
 const emptyForm: CreateFormValues = { name: "", preset: "custom", scopes: [], workspaceIds: [], expiresInDays: "30" };
 
-function CreateForm({ workspaces, csrf, values }: { workspaces: Workspace[]; csrf: string; values: CreateFormValues }) {
+function CreateForm({
+  workspaces,
+  csrf,
+  values,
+  problem,
+}: {
+  workspaces: Workspace[];
+  csrf: string;
+  values: CreateFormValues;
+  problem?: string;
+}) {
   return (
     <section aria-labelledby="create-title">
       <h2 id="create-title">Create a key</h2>
       <form method="post" action="/console/api-keys" class="card">
+        {/* The alert at the top already announced it; here it sits where it is fixed. */}
+        {problem && <p class="error">{problem}</p>}
         <CsrfField token={csrf} />
         <div class="field">
           <label for="key-name">Name</label>
@@ -251,7 +263,7 @@ async function renderKeysPage(
     <Layout title="API keys" signedIn={signedIn}>
       {top.problem && (
         <p role="alert" class="error">
-          {top.problem}
+          {top.problem} <a href="#create-title">Back to the form</a>
         </p>
       )}
       {top.notice}
@@ -276,7 +288,7 @@ async function renderKeysPage(
           ))}
         </div>
       )}
-      <CreateForm workspaces={workspaces} csrf={signedIn.csrf} values={top.values ?? emptyForm} />
+      <CreateForm workspaces={workspaces} csrf={signedIn.csrf} values={top.values ?? emptyForm} problem={top.problem} />
     </Layout>,
     status,
   );

@@ -92,7 +92,11 @@ export function consoleApp() {
     if (error instanceof ApiError && error.status < 500) {
       const status = error.status as 400 | 403 | 404 | 409 | 429;
       return c.html(
-        <ErrorPage title="Not done" message={`${error.message}. Nothing was changed.`} signedIn={signedIn} />,
+        <ErrorPage
+          title={status === 404 ? "Not found" : "Not done"}
+          message={`${error.message}. Nothing was changed.`}
+          signedIn={signedIn}
+        />,
         status,
       );
     }

@@ -101,6 +101,13 @@ export const Notice = ({ children }: { children: Child }) => (
   </div>
 );
 
+/** Back to the page the failed request belongs to (never the failed address itself). */
+function BackLink({ signedIn }: { signedIn?: SignedIn }) {
+  if (!signedIn) return <a href="/console/sign-in">Back to sign-in</a>;
+  const page = pages.find((candidate) => isWithin(signedIn.path, candidate.path)) ?? pages[0];
+  return <a href={page?.path}>{`Back to ${page?.label}`}</a>;
+}
+
 /** A page that says what went wrong and that nothing changed; a link back. */
 export const ErrorPage = ({ title, message, signedIn }: { title: string; message: string; signedIn?: SignedIn }) => (
   <Layout title={title} signedIn={signedIn}>
@@ -108,7 +115,7 @@ export const ErrorPage = ({ title, message, signedIn }: { title: string; message
       {message}
     </p>
     <p>
-      <a href={signedIn ? signedIn.path : "/console/sign-in"}>Back</a>
+      <BackLink signedIn={signedIn} />
     </p>
   </Layout>
 );

@@ -10,7 +10,9 @@ export interface DailyRouteCost {
 
 const palette = ["#3867d6", "#20bf6b", "#f7b731", "#eb3b5a", "#8854d0", "#a5b1c2"];
 const maxSeries = palette.length - 1;
-const size = { width: 760, height: 280, left: 56, right: 12, top: 12, bottom: 44 };
+/** The scale is on the right, beside the latest days: where a phone, scrolled to them, shows it. */
+const size = { width: 760, height: 280, left: 12, right: 56, top: 12, bottom: 44 };
+const axisX = size.width - size.right;
 
 /** Display tokens of integer cost units (20 → 0.2). */
 export const tokens = (units: number) => String(Math.round(units) / 100);
@@ -73,7 +75,7 @@ export function UsageChart({ days, rows }: { days: string[]; rows: DailyRouteCos
           {ticks.map((tick) => (
             <g>
               <line x1={size.left} x2={size.width - size.right} y1={y(tick)} y2={y(tick)} stroke="#e3e6eb" />
-              <text x={size.left - 6} y={y(tick) + 4} text-anchor="end">
+              <text x={axisX + 6} y={y(tick) + 4} text-anchor="start">
                 {tokens(tick)}
               </text>
             </g>
@@ -107,7 +109,7 @@ export function UsageChart({ days, rows }: { days: string[]; rows: DailyRouteCos
               </g>
             );
           })}
-          <line x1={size.left} x2={size.left} y1={size.top} y2={size.top + plotHeight} stroke="#1d2330" />
+          <line x1={axisX} x2={axisX} y1={size.top} y2={size.top + plotHeight} stroke="#1d2330" />
           <line
             x1={size.left}
             x2={size.width - size.right}
@@ -115,14 +117,14 @@ export function UsageChart({ days, rows }: { days: string[]; rows: DailyRouteCos
             y2={size.top + plotHeight}
             stroke="#1d2330"
           />
-          <text x={size.left + plotWidth / 2} y={size.height - 6} text-anchor="middle">
+          <text x={axisX} y={size.height - 6} text-anchor="end">
             UTC day
           </text>
           <text
-            x={14}
+            x={size.width - 8}
             y={size.top + plotHeight / 2}
             text-anchor="middle"
-            transform={`rotate(-90 14 ${size.top + plotHeight / 2})`}
+            transform={`rotate(90 ${size.width - 8} ${size.top + plotHeight / 2})`}
           >
             Tokens
           </text>

@@ -9,6 +9,7 @@ import { ownerOf } from "./console-session";
 import { ConsoleProblem } from "./forms";
 import { maskedKey } from "./key-queries";
 import { Layout } from "./layout";
+import { readableDate } from "./times";
 import { type DailyRouteCost, tokens, UsageChart } from "./usage-chart";
 
 /**
@@ -141,7 +142,15 @@ export async function showUsage(c: Context<ConsoleEnv>) {
         </div>
         <div>
           <dt>Busiest day</dt>
-          <dd>{busiest.costUnits > 0 ? `${busiest.day.slice(5)} · ${tokens(busiest.costUnits)}` : "—"}</dd>
+          <dd>
+            {busiest.costUnits > 0 ? (
+              <>
+                {tokens(busiest.costUnits)} <span class="count">on {readableDate(Date.parse(busiest.day))}</span>
+              </>
+            ) : (
+              "—"
+            )}
+          </dd>
         </div>
       </dl>
       <UsageChart days={days} rows={rows} />
