@@ -421,10 +421,11 @@ describe("the console in a browser", () => {
 
     await page.goto(`${origin}/console/usage`);
     await inspect(page, "usage");
-    const [, firstKey] = await page
-      .locator('select[name="key"] option')
-      .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
-    await page.goto(`${origin}/console/usage?key=${firstKey}&days=7`);
+    // Alice's demo key: the one this file's requests went out with.
+    const demoKey = await page.locator('select[name="key"] option', { hasText: "demo" }).getAttribute("value");
+    await page.goto(`${origin}/console/usage?key=${demoKey}&days=7`);
+    const requests = page.locator(".totals div", { hasText: "Successful requests" }).locator("dd");
+    await expect(requests.textContent()).resolves.not.toBe("0");
     await inspect(page, "usage-by-key");
     await page.goto(`${origin}/console/api-keys/key_nosuchkey/revoke`);
     await inspect(page, "not-found");

@@ -204,6 +204,7 @@ label.scope code { display: block; color: var(--muted); font-size: .8rem; }
 .totals div { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: .75rem 1rem; }
 .totals dt { color: var(--muted); font-size: .9rem; }
 .totals dd { margin: 0; font-size: 1.4rem; font-weight: 700; }
+.totals .note { display: block; font-size: .85rem; font-weight: 400; color: var(--muted); }
 figure { margin: 0 0 1rem; background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: .75rem; }
 /* Right to left, so that a chart wider than a phone opens on its latest days; the chart itself reads left to right. */
 .chart-box { overflow-x: auto; direction: rtl; }

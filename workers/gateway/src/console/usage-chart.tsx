@@ -121,10 +121,10 @@ export function UsageChart({ days, rows }: { days: string[]; rows: DailyRouteCos
             UTC day
           </text>
           <text
-            x={size.width - 8}
+            x={size.width - 16}
             y={size.top + plotHeight / 2}
             text-anchor="middle"
-            transform={`rotate(90 ${size.width - 8} ${size.top + plotHeight / 2})`}
+            transform={`rotate(90 ${size.width - 16} ${size.top + plotHeight / 2})`}
           >
             Tokens
           </text>

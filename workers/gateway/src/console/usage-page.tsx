@@ -145,7 +145,7 @@ export async function showUsage(c: Context<ConsoleEnv>) {
           <dd>
             {busiest.costUnits > 0 ? (
               <>
-                {tokens(busiest.costUnits)} <span class="count">on {readableDate(Date.parse(busiest.day))}</span>
+                {tokens(busiest.costUnits)} <span class="note">on {readableDate(Date.parse(busiest.day))}</span>
               </>
             ) : (
               "—"
@@ -223,11 +223,13 @@ export async function showUsage(c: Context<ConsoleEnv>) {
               <h3 id={`uses-${key.id}`}>
                 {key.name} <code>{maskedKey(key.prefix)}</code>
               </h3>
-              <span class="count">
-                {chosenKey
-                  ? `${uses.length} ${uses.length === 1 ? "use" : "uses"} shown: all kept (the latest ${apiKeyActivityLimit} of a key are kept)`
-                  : `latest ${uses.length} shown`}
-              </span>
+              {uses.length > 0 && (
+                <span class="count">
+                  {chosenKey
+                    ? `${uses.length} ${uses.length === 1 ? "use" : "uses"} shown: all kept (the latest ${apiKeyActivityLimit} of a key are kept)`
+                    : `latest ${uses.length} shown`}
+                </span>
+              )}
             </header>
             <ActivityTable uses={uses} caption={`Uses of ${key.name}`} />
             {!chosenKey && uses.length > 0 && (
