@@ -14,7 +14,7 @@ import { randomSecret, secretHash } from "../identity/identity-secret";
  * Stopping between the key's write and the reveal's leaves a key nobody saw: the callers revoke it.
  */
 const { consoleKeyReveals } = control;
-export const revealLifetimeMs = 3 * 60_000;
+const revealLifetimeMs = 3 * 60_000;
 const encoder = new TextEncoder();
 
 async function sealingKey(reference: string): Promise<CryptoKey> {

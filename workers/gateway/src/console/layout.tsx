@@ -132,7 +132,8 @@ export const stylesheet = `
 * { box-sizing: border-box; }
 body { margin: 0; }
 a { color: #174ea6; }
-:focus-visible { outline: 3px solid #f0b400; outline-offset: 2px; }
+/* Two tones, so the focus shows on the dark header and on white alike. */
+:focus-visible { outline: 3px solid #1d2330; outline-offset: 2px; box-shadow: 0 0 0 2px #f0b400; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .skip { position: absolute; left: -999px; top: .5rem; background: #fff; padding: .5rem 1rem; z-index: 1; }
 .skip:focus { left: .5rem; }
