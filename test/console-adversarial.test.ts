@@ -49,9 +49,10 @@ describe("console pages", () => {
     await browser.signIn(user.email, user.password);
     const { csrf } = await browser.page("/console/api-keys");
     const created = await browser.post("/console/api-keys", { csrf, name: "Once", scopes: "tasks:read" });
-    const key = /<code id="new-key">([^<]+)<\/code>/.exec(await created.text())?.[1] as string;
+    const shown = await browser.fetch(created.headers.get("location") as string);
+    const key = /<code id="new-key">([^<]+)<\/code>/.exec(await shown.text())?.[1] as string;
     expect(key).toMatch(/^crm_/);
-    expect(created.headers.get("cache-control")).toBe("no-store");
+    expect(shown.headers.get("cache-control")).toBe("no-store");
     for (const path of ["/console/api-keys", "/console/usage", "/console/applications"]) {
       expect(await (await browser.fetch(path)).text(), path).not.toContain(key);
     }

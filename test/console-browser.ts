@@ -58,11 +58,30 @@ export class ConsoleBrowser {
   }
 }
 
+/** The key a page shows once, if any. */
+export const shownKey = (html: string) => /<code id="new-key">([^<]+)<\/code>/.exec(html)?.[1];
+
+/** Posts a form whose answer is a redirect (post/redirect/get) and follows it as a browser would. */
+export async function postAndFollow(browser: ConsoleBrowser, path: string, fields: Record<string, string | string[]>) {
+  const response = await browser.post(path, fields);
+  if (response.status !== 303) return { response, html: await response.text(), key: undefined, location: null };
+  const location = response.headers.get("location") as string;
+  const { html } = await browser.page(location);
+  return { response, html, key: shownKey(html), location };
+}
+
+/** Creates a key through the API keys page's form and returns it as shown once. */
+export async function createKeyOnPage(browser: ConsoleBrowser, fields: Record<string, string | string[]>) {
+  const { csrf } = await browser.page("/console/api-keys");
+  return postAndFollow(browser, "/console/api-keys", { csrf, ...fields });
+}
+
 export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
 
 /** The HTML of a page with its entities decoded, for text assertions. */
 export const text = (html: string) =>
   html
+    .replace(/<wbr\s*\/?>/g, "")
     .replace(/<[^>]+>/g, " ")
     .replaceAll("&quot;", '"')
     .replaceAll("&amp;", "&")
@@ -79,6 +98,15 @@ export async function consoleUser(options: { workspaceCount?: number; password?:
     .set({ passwordHash: await hashPassword(password) })
     .where(eq(control.users.id, organization.userId));
   return { ...organization, email: `${organization.userId}@test.example`, password };
+}
+
+/** A console user of a fresh organization, signed in. */
+export async function signedInUser(options: { workspaceCount?: number } = {}) {
+  const user = await consoleUser(options);
+  const browser = new ConsoleBrowser();
+  const response = await browser.signIn(user.email, user.password);
+  if (response.status !== 303) throw new Error(`sign-in answered ${response.status}`);
+  return { user, browser };
 }
 
 /** Makes the user a member of one more organization (a new one), for the organization switcher. */

@@ -47,7 +47,7 @@ export const changelog: Release[] = [
   {
     date: "2026-11-26",
     title:
-      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, conditional requests",
+      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, conditional requests, the console as a product",
     changes: [
       {
         category: "addition",
@@ -135,6 +135,30 @@ export const changelog: Release[] = [
         summary:
           "`q` on `GET /inbox/conversations` also searches the conversations' comments. The OpenAPI document names the unit of a cost that varies with the request as `x-token-cost-per` beside `x-token-cost`.",
         routes: ["GET /inbox/conversations", "GET /openapi.json"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Console forms answer with a redirect (post/redirect/get): a new or replacement key is shown once on the page the browser is sent to, from a single-use reference of a few minutes, and a reload says the key can no longer be shown instead of making a second key or answering 404. A copy button copies it (the one script of the console, under a CSP nonce); without script the key stays selectable text.",
+        routes: ["POST /console/api-keys", "POST /console/api-keys/{keyId}/replace", "GET /console/api-keys"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Revoking or replacing a key and revoking an application each ask first on a page that names what will stop working, then the list says what happened. An application's grants are revoked together, from one card per application (access, organization, REST API or MCP server, when allowed, last token issued).",
+        routes: [
+          "GET /console/api-keys/{keyId}/revoke",
+          "POST /console/api-keys/{keyId}/revoke",
+          "GET /console/api-keys/{keyId}/replace",
+          "GET /console/applications/{clientId}/revoke",
+          "POST /console/applications/{clientId}/revoke",
+        ],
+      },
+      {
+        category: "addition",
+        summary:
+          "Console: scopes grouped by area in words (read, write, send) with Everything and Read everything presets; dates on one line with the full UTC time on hover and activity in relative times; lists say how many rows they show and link to the rest; usage totals with filters by key, route and the last 7, 30 or 90 days (`token_usage_by_key`); the sign-in page names the application and what it asks for when it comes from an authorization request; a favicon; pages laid out from 360 px wide and usable by keyboard alone.",
+        routes: ["GET /console/usage", "GET /console/sign-in", "GET /console/applications", "GET /console/favicon.svg"],
       },
     ],
   },

@@ -1,13 +1,15 @@
 import { ApiError, logUnexpectedError } from "@crm/contracts";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { randomSecret } from "../identity/identity-secret";
 import { clearSessionCookie, revokeSession, selectSessionOrganization } from "../identity/sessions";
-import { createKeyFromForm, replaceKeyFromForm, revokeKeyFromForm, showKeys } from "./api-keys-page";
-import { revokeApplication, showApplications } from "./applications-page";
+import { createKeyFromForm, showKeys } from "./api-keys-page";
+import { confirmRevokeApplication, revokeApplication, showApplications } from "./applications-page";
 import type { ConsoleEnv } from "./console-env";
 import { requireSession } from "./console-session";
 import { ConsoleProblem, maxFormBytes, readForm } from "./forms";
-import { ErrorPage, stylesheet } from "./layout";
+import { confirmReplaceKey, confirmRevokeKey, replaceKeyFromForm, revokeKeyFromForm } from "./key-actions";
+import { ErrorPage, favicon, stylesheet } from "./layout";
 import { consoleHome, safeReturnTo } from "./return-to";
 import { showSignIn, signIn } from "./sign-in";
 import { showUsage } from "./usage-page";
@@ -15,21 +17,24 @@ import { showUsage } from "./usage-page";
 /**
  * The console (DESIGN.md section 3), server-rendered under `/console` and usable without script:
  * sign-in, API keys, authorized applications, usage, organization switcher, sign-out. Pages are
- * never cached or framed and load nothing but the gateway's own stylesheet.
+ * never cached or framed and load nothing but the gateway's own stylesheet and icon; the one
+ * script (the copy button's) runs only under the response's nonce.
  */
 const securityHeaders = {
-  "content-security-policy":
-    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "referrer-policy": "same-origin",
   "x-content-type-options": "nosniff",
   // frame-ancestors' predecessor, for browsers that do not read the policy.
   "x-frame-options": "DENY",
 };
+const contentSecurityPolicy = (nonce: string) =>
+  `default-src 'none'; style-src 'self'; img-src 'self'; script-src 'nonce-${nonce}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 
 export function consoleApp() {
   const app = new Hono<ConsoleEnv>();
   app.use(async (c, next) => {
+    c.set("cspNonce", randomSecret(16));
     await next();
+    c.header("content-security-policy", contentSecurityPolicy(c.var.cspNonce));
     for (const [name, value] of Object.entries(securityHeaders)) c.header(name, value);
     if (!c.res.headers.has("cache-control")) c.header("cache-control", "no-store");
   });
@@ -47,6 +52,9 @@ export function consoleApp() {
   );
   app.get("/console.css", (c) =>
     c.body(stylesheet, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=300" }),
+  );
+  app.get("/favicon.svg", (c) =>
+    c.body(favicon, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }),
   );
   app.get("/sign-in", showSignIn);
   app.post("/sign-in", signIn);
@@ -69,10 +77,13 @@ export function consoleApp() {
   });
   app.get("/api-keys", showKeys);
   app.post("/api-keys", createKeyFromForm);
+  app.get("/api-keys/:keyId/revoke", confirmRevokeKey);
   app.post("/api-keys/:keyId/revoke", revokeKeyFromForm);
+  app.get("/api-keys/:keyId/replace", confirmReplaceKey);
   app.post("/api-keys/:keyId/replace", replaceKeyFromForm);
   app.get("/applications", showApplications);
-  app.post("/applications/:grantId/revoke", revokeApplication);
+  app.get("/applications/:clientId/revoke", confirmRevokeApplication);
+  app.post("/applications/:clientId/revoke", revokeApplication);
   app.get("/usage", showUsage);
 
   app.onError((error, c) => {
@@ -83,7 +94,11 @@ export function consoleApp() {
     if (error instanceof ApiError && error.status < 500) {
       const status = error.status as 400 | 403 | 404 | 409 | 429;
       return c.html(
-        <ErrorPage title="Not done" message={`${error.message}. Nothing was changed.`} signedIn={signedIn} />,
+        <ErrorPage
+          title={status === 404 ? "Not found" : "Not done"}
+          message={`${error.message}. Nothing was changed.`}
+          signedIn={signedIn}
+        />,
         status,
       );
     }

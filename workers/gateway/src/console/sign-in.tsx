@@ -11,6 +11,7 @@ import { ConsoleProblem, readForm } from "./forms";
 import { Layout } from "./layout";
 import { safeReturnTo } from "./return-to";
 import { beginSignIn } from "./sign-in-limits";
+import { AuthorizationRequestSummary, authorizationRequestOf } from "./sign-in-request";
 
 /**
  * Sign-in has no session yet, so its form's CSRF token is bound to a random value in a short-lived
@@ -27,36 +28,49 @@ async function signInCsrf(c: Context<ConsoleEnv>): Promise<string> {
   return csrfTokenFor(c.env.IDENTITY_SECRET, `sign-in:${nonce}`);
 }
 
-function SignInPage({ csrf, returnTo, email, problem }: { csrf: string; returnTo: string; email?: string; problem?: string }) {
+interface SignInPageProps {
+  csrf: string;
+  returnTo: string;
+  email?: string;
+  problem?: string;
+  /** The application's authorization request this sign-in leads back to, if any. */
+  asking: Awaited<ReturnType<typeof authorizationRequestOf>>;
+}
+
+function SignInPage({ csrf, returnTo, email, problem, asking }: SignInPageProps) {
   return (
-    <Layout title="Sign in">
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
-      <form method="post" action="/console/sign-in">
-        <input type="hidden" name="csrf" value={csrf} />
-        <input type="hidden" name="return_to" value={returnTo} />
-        <p>
-          <label>
-            E-mail <input type="email" name="email" required maxlength={254} autocomplete="username" value={email ?? ""} />
-          </label>
-        </p>
-        <p>
-          <label>
-            Password <input type="password" name="password" required maxlength={1024} autocomplete="current-password" />
-          </label>
-        </p>
-        <button type="submit">Sign in</button>
-      </form>
+    <Layout title={asking ? `Sign in to continue to ${asking.clientName}` : "Sign in"}>
+      <div class="sign-in">
+        {problem && (
+          <p role="alert" class="error">
+            {problem}
+          </p>
+        )}
+        {asking && <AuthorizationRequestSummary asking={asking} />}
+        <form method="post" action="/console/sign-in" class="card">
+          <input type="hidden" name="csrf" value={csrf} />
+          <input type="hidden" name="return_to" value={returnTo} />
+          <div class="field">
+            <label for="email">E-mail</label>
+            <input id="email" type="email" name="email" required maxlength={254} autocomplete="username" value={email ?? ""} />
+          </div>
+          <div class="field">
+            <label for="password">Password</label>
+            <input id="password" type="password" name="password" required maxlength={1024} autocomplete="current-password" />
+          </div>
+          <button type="submit" class="primary">
+            Sign in
+          </button>
+        </form>
+      </div>
     </Layout>
   );
 }
 
 export async function showSignIn(c: Context<ConsoleEnv>) {
   const returnTo = safeReturnTo(c.req.query("return_to"));
-  return c.html(<SignInPage csrf={await signInCsrf(c)} returnTo={returnTo} />);
+  const asking = await authorizationRequestOf(c, returnTo);
+  return c.html(<SignInPage csrf={await signInCsrf(c)} returnTo={returnTo} asking={asking} />);
 }
 
 const wrongCredentials = "Wrong e-mail or password.";
@@ -93,7 +107,11 @@ export async function signIn(c: Context<ConsoleEnv>) {
     .limit(1);
   // An unknown e-mail runs the same derivation as a wrong password (passwords.ts): same answer, same time.
   if (!(await passwordMatches(password, user?.passwordHash ?? null)) || !user) {
-    return c.html(<SignInPage csrf={await signInCsrf(c)} returnTo={returnTo} email={email} problem={wrongCredentials} />, 401);
+    const asking = await authorizationRequestOf(c, returnTo);
+    return c.html(
+      <SignInPage csrf={await signInCsrf(c)} returnTo={returnTo} email={email} problem={wrongCredentials} asking={asking} />,
+      401,
+    );
   }
   await attempt.succeeded();
   const [first] = await membershipsOf(db, user.id);

@@ -10,7 +10,9 @@ export interface DailyRouteCost {
 
 const palette = ["#3867d6", "#20bf6b", "#f7b731", "#eb3b5a", "#8854d0", "#a5b1c2"];
 const maxSeries = palette.length - 1;
-const size = { width: 760, height: 280, left: 56, right: 12, top: 12, bottom: 44 };
+/** The scale is on the right, beside the latest days: where a phone, scrolled to them, shows it. */
+const size = { width: 760, height: 280, left: 12, right: 56, top: 12, bottom: 44 };
+const axisX = size.width - size.right;
 
 /** Display tokens of integer cost units (20 → 0.2). */
 export const tokens = (units: number) => String(Math.round(units) / 100);
@@ -51,73 +53,83 @@ export function UsageChart({ days, rows }: { days: string[]; rows: DailyRouteCos
   const y = (units: number) => size.top + plotHeight - (units / top) * plotHeight;
   const ticks = Array.from({ length: Math.round(top / step) + 1 }, (_, index) => index * step);
   const busiest = dayTotals.indexOf(Math.max(...dayTotals));
+  // About six dates under the axis, whatever the range.
+  const labelEvery = Math.ceil(days.length / 6);
   const description =
     total === 0
       ? `No token cost from ${days[0]} to ${days.at(-1)}.`
       : `${tokens(total)} tokens from ${days[0]} to ${days.at(-1)}; the busiest day was ${days[busiest]} with ${tokens(dayTotals[busiest] ?? 0)}. Routes: ${series.join(", ")}.`;
   return (
     <figure>
-      <svg
-        role="img"
-        aria-labelledby="usage-title usage-desc"
-        viewBox={`0 0 ${size.width} ${size.height}`}
-        width="100%"
-        xmlns="http://www.w3.org/2000/svg"
-      >
-        <title id="usage-title">Tokens per day and route</title>
-        <desc id="usage-desc">{description}</desc>
-        {ticks.map((tick) => (
-          <g>
-            <line x1={size.left} x2={size.width - size.right} y1={y(tick)} y2={y(tick)} stroke="#e3e6eb" />
-            <text x={size.left - 6} y={y(tick) + 4} text-anchor="end">
-              {tokens(tick)}
-            </text>
-          </g>
-        ))}
-        {days.map((day, index) => {
-          let base = 0;
-          const x = size.left + index * band + band * 0.15;
-          return (
+      {/* A phone scrolls the chart sideways rather than shrinking its text past reading: a focusable region, so keys scroll it too. */}
+      <section class="chart-box" tabindex={0} aria-label="Usage chart, scrolls sideways on narrow screens">
+        <svg
+          role="img"
+          aria-labelledby="usage-title usage-desc"
+          viewBox={`0 0 ${size.width} ${size.height}`}
+          width="100%"
+          xmlns="http://www.w3.org/2000/svg"
+        >
+          <title id="usage-title">Tokens per day and route</title>
+          <desc id="usage-desc">{description}</desc>
+          {ticks.map((tick) => (
             <g>
-              {(stacks.get(day) ?? []).map((units, seriesNumber) => {
-                if (units === 0) return null;
-                const segment = (
-                  <rect
-                    x={x}
-                    width={band * 0.7}
-                    y={y(base + units)}
-                    height={y(base) - y(base + units)}
-                    fill={palette[seriesNumber]}
-                  >
-                    <title>{`${day} · ${series[seriesNumber]}: ${tokens(units)} tokens`}</title>
-                  </rect>
-                );
-                base += units;
-                return segment;
-              })}
-              {(index % 5 === 0 || index === days.length - 1) && (
-                <text x={x + band * 0.35} y={size.height - size.bottom + 16} text-anchor="middle">
-                  {day.slice(5)}
-                </text>
-              )}
+              <line x1={size.left} x2={size.width - size.right} y1={y(tick)} y2={y(tick)} stroke="#e3e6eb" />
+              <text x={axisX + 6} y={y(tick) + 4} text-anchor="start">
+                {tokens(tick)}
+              </text>
             </g>
-          );
-        })}
-        <line x1={size.left} x2={size.left} y1={size.top} y2={size.top + plotHeight} stroke="#1d2330" />
-        <line
-          x1={size.left}
-          x2={size.width - size.right}
-          y1={size.top + plotHeight}
-          y2={size.top + plotHeight}
-          stroke="#1d2330"
-        />
-        <text x={size.left + plotWidth / 2} y={size.height - 6} text-anchor="middle">
-          UTC day
-        </text>
-        <text x={14} y={size.top + plotHeight / 2} text-anchor="middle" transform={`rotate(-90 14 ${size.top + plotHeight / 2})`}>
-          Tokens
-        </text>
-      </svg>
+          ))}
+          {days.map((day, index) => {
+            let base = 0;
+            const x = size.left + index * band + band * 0.15;
+            return (
+              <g>
+                {(stacks.get(day) ?? []).map((units, seriesNumber) => {
+                  if (units === 0) return null;
+                  const segment = (
+                    <rect
+                      x={x}
+                      width={band * 0.7}
+                      y={y(base + units)}
+                      height={y(base) - y(base + units)}
+                      fill={palette[seriesNumber]}
+                    >
+                      <title>{`${day} · ${series[seriesNumber]}: ${tokens(units)} tokens`}</title>
+                    </rect>
+                  );
+                  base += units;
+                  return segment;
+                })}
+                {(days.length - 1 - index) % labelEvery === 0 && (
+                  <text x={x + band * 0.35} y={size.height - size.bottom + 16} text-anchor="middle">
+                    {day.slice(5)}
+                  </text>
+                )}
+              </g>
+            );
+          })}
+          <line x1={axisX} x2={axisX} y1={size.top} y2={size.top + plotHeight} stroke="#1d2330" />
+          <line
+            x1={size.left}
+            x2={size.width - size.right}
+            y1={size.top + plotHeight}
+            y2={size.top + plotHeight}
+            stroke="#1d2330"
+          />
+          <text x={axisX} y={size.height - 6} text-anchor="end">
+            UTC day
+          </text>
+          <text
+            x={size.width - 16}
+            y={size.top + plotHeight / 2}
+            text-anchor="middle"
+            transform={`rotate(90 ${size.width - 16} ${size.top + plotHeight / 2})`}
+          >
+            Tokens
+          </text>
+        </svg>
+      </section>
       <figcaption class="legend">
         {series.map((route, index) => (
           <span>

@@ -39,6 +39,7 @@ export const maxPendingUses = 20_000;
 
 /** Uses of this isolate not yet written. Plain data: any request's flush may write them. */
 const pending: CredentialUse[] = [];
+const { tokenUsage, tokenUsageByKey } = control;
 /** The flush under way (one at a time), and a way to start its write before the delay is over. */
 let flushing: Promise<void> | null = null;
 let writeNow: (() => void) | null = null;
@@ -107,13 +108,27 @@ async function flush(db: DrizzleD1Database): Promise<void> {
 /**
  * One D1 batch: activity rows (one statement), each key's latest lastUsedAt and its activity pruned
  * to what `GET /api-keys/{id}` shows (one row a request would grow the control D1 without end), and
- * the ledger summed per (organization, day, route).
+ * the ledger summed per (organization, day, route) and per (key, day, route).
  */
+/** Counts one successful use into the ledger entry of what it is summed per (its key's values, in order). */
+function addUse<Entry extends { requests: number; costUnits: number }>(
+  ledger: Map<string, Entry>,
+  per: Omit<Entry, "requests" | "costUnits">,
+  costUnits: number,
+): void {
+  const key = Object.values(per).join(" ");
+  const entry = ledger.get(key) ?? ({ ...per, requests: 0, costUnits: 0 } as Entry);
+  entry.requests += 1;
+  entry.costUnits += costUnits;
+  ledger.set(key, entry);
+}
+
 async function writeUses(db: DrizzleD1Database, uses: CredentialUse[]): Promise<void> {
   const statements: BatchItem<"sqlite">[] = [];
   const activity: (typeof control.apiKeyActivity.$inferInsert)[] = [];
   const lastUsed = new Map<string, number>();
-  const ledger = new Map<string, { organizationId: string; day: string; route: string; requests: number; costUnits: number }>();
+  const ledger = new Map<string, typeof tokenUsage.$inferInsert>();
+  const keyLedger = new Map<string, typeof tokenUsageByKey.$inferInsert>();
   for (const use of uses) {
     if (use.apiKeyId) {
       lastUsed.set(use.apiKeyId, Math.max(lastUsed.get(use.apiKeyId) ?? 0, use.at));
@@ -123,11 +138,8 @@ async function writeUses(db: DrizzleD1Database, uses: CredentialUse[]): Promise<
     if (use.status >= 200 && use.status < 300) {
       const day = new Date(use.at).toISOString().slice(0, 10);
       const route = `${use.method} ${use.route}`;
-      const key = `${use.organizationId} ${day} ${route}`;
-      const entry = ledger.get(key) ?? { organizationId: use.organizationId, day, route, requests: 0, costUnits: 0 };
-      entry.requests += 1;
-      entry.costUnits += use.costUnits;
-      ledger.set(key, entry);
+      addUse(ledger, { organizationId: use.organizationId, day, route }, use.costUnits);
+      if (use.apiKeyId) addUse(keyLedger, { apiKeyId: use.apiKeyId, day, route }, use.costUnits);
     }
   }
   if (activity.length > 0) statements.push(insertRowsAsJson(db, control.apiKeyActivity, activity));
@@ -144,19 +156,22 @@ async function writeUses(db: DrizzleD1Database, uses: CredentialUse[]): Promise<
       db.delete(apiKeyActivity).where(and(eq(apiKeyActivity.apiKeyId, apiKeyId), notInArray(apiKeyActivity.id, shown))),
     );
   }
-  const { tokenUsage } = control;
+  // On a conflict both ledgers add this batch's sums to the row as stored (unqualified columns are the stored row).
+  const summed = { requests: sql`requests + excluded.requests`, costUnits: sql`cost_units + excluded.cost_units` };
   for (const entry of ledger.values()) {
     statements.push(
       db
         .insert(tokenUsage)
         .values(entry)
-        .onConflictDoUpdate({
-          target: [tokenUsage.organizationId, tokenUsage.day, tokenUsage.route],
-          set: {
-            requests: sql`${tokenUsage.requests} + excluded.requests`,
-            costUnits: sql`${tokenUsage.costUnits} + excluded.cost_units`,
-          },
-        }),
+        .onConflictDoUpdate({ target: [tokenUsage.organizationId, tokenUsage.day, tokenUsage.route], set: summed }),
+    );
+  }
+  for (const entry of keyLedger.values()) {
+    statements.push(
+      db
+        .insert(tokenUsageByKey)
+        .values(entry)
+        .onConflictDoUpdate({ target: [tokenUsageByKey.apiKeyId, tokenUsageByKey.day, tokenUsageByKey.route], set: summed }),
     );
   }
   const [first, ...rest] = statements;
