@@ -162,7 +162,8 @@ export class LeaseHolder {
       lease.usedAfterMs.push(now - lease.askedAt);
       const remaining = lease.remainingElsewhere + lease.slots - lease.usedAfterMs.length;
       const ownFreesAt = lease.askedAt + (lease.usedAfterMs[0] as number) + window.windowMs;
-      const resetMs = Math.min(lease.elsewhereFreesAt ?? ownFreesAt, ownFreesAt) - now;
+      // A slot other isolates held may have freed already (a lease granted long ago on a slow machine): never a reset in the past.
+      const resetMs = Math.max(0, Math.min(lease.elsewhereFreesAt ?? ownFreesAt, ownFreesAt) - now);
       // Least remaining wins; on a tie, the window that takes longer to free a slot is the tighter.
       if (!tightest || remaining < tightest.remaining || (remaining === tightest.remaining && resetMs > tightestResetMs)) {
         const { scope, limit, windowMs } = window;
