@@ -147,6 +147,7 @@ nav a[aria-current="page"] { background: #fff; color: #1d2330; font-weight: 700;
 .account { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; font-size: .92rem; }
 .account form { display: flex; gap: .4rem; align-items: center; flex-wrap: wrap; }
 .account button { background: transparent; color: #fff; border-color: #8b93a3; }
+.account select { color: #1d2330; padding: .3rem .4rem; }
 main { max-width: 72rem; margin: 0 auto; padding: 1rem 1rem 3rem; }
 main:focus { outline: none; }
 h1 { font-size: 1.6rem; margin: .5rem 0 1rem; }
