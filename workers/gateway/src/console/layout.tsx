@@ -171,6 +171,7 @@ legend { font-weight: 600; padding: 0 .25rem; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 30rem), 1fr)); gap: 0 1rem; }
 .heading-row { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: .5rem 1rem; }
 .facts.grant + .facts.grant { border-top: 1px solid var(--line); padding-top: .6rem; }
+.card.confirm { max-width: 44rem; }
 .card > header { display: flex; flex-wrap: wrap; justify-content: space-between; gap: .5rem 1rem; align-items: baseline; margin-bottom: .5rem; }
 .facts { display: grid; grid-template-columns: minmax(7rem, max-content) 1fr; gap: .3rem 1rem; margin: .5rem 0; }
 .facts dt { color: var(--muted); }
