@@ -49,9 +49,10 @@ beforeAll(async () => {
   stack = await startStack();
   origin = new URL(stack.url).origin.replace("127.0.0.1", "localhost");
   const control = await stack.mf.getD1Database("CONTROL_DB", "crm-gateway");
+  // Alice, and erin (a member of Initech and Globex: the organization switcher).
   await control
-    .prepare("UPDATE users SET password_hash = ? WHERE email = ?")
-    .bind(await passwordHash(password), "alice@acme.example")
+    .prepare("UPDATE users SET password_hash = ? WHERE email IN (?, ?)")
+    .bind(await passwordHash(password), "alice@acme.example", "erin@initech.example")
     .run();
   browser = await chromium.launch({
     executablePath,
@@ -429,6 +430,17 @@ describe("the console in a browser", () => {
     await inspect(page, "usage-by-key");
     await page.goto(`${origin}/console/api-keys/key_nosuchkey/revoke`);
     await inspect(page, "not-found");
+    // A user of two organizations: the switcher fits the header on a phone too.
+    const erin = await (await browser.newContext()).newPage();
+    await erin.goto(`${origin}/console/sign-in`);
+    await erin.getByLabel("E-mail").fill("erin@initech.example");
+    await erin.getByLabel("Password").fill(password);
+    await erin.getByRole("button", { name: "Sign in" }).click();
+    await erin.waitForURL(`${origin}/console/api-keys`);
+    await expect(erin.getByLabel("Organization").locator("option").count()).resolves.toBe(2);
+    await inspect(erin, "two-organizations");
+    await erin.context().close();
+
     // Defect 8: the icon every page links is served (headless Chromium may not fetch it by itself).
     const icon = await page.locator('link[rel="icon"]').getAttribute("href");
     const served = await page.request.get(`${origin}${icon}`);

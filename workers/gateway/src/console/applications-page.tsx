@@ -150,7 +150,7 @@ export async function confirmRevokeApplication(c: Context<ConsoleEnv>) {
   const scopes = [...new Set(grants.flatMap((grant) => grant.scopes))];
   return c.html(
     <Layout title={`Revoke access of ${first.clientName}?`} signedIn={c.var.signedIn}>
-      <div class="card">
+      <div class="card confirm">
         <p>It can now:</p>
         <ScopeSummary granted={scopes} />
         <p class="warning">

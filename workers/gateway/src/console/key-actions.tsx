@@ -49,7 +49,7 @@ function ConfirmKeyAction({ c, apiKey, action }: { c: Context<ConsoleEnv>; apiKe
   const { title, button, consequence } = actions[action];
   return (
     <Layout title={title(apiKey.name)} signedIn={c.var.signedIn}>
-      <div class="card">
+      <div class="card confirm">
         <dl class="facts">
           <dt>Key</dt>
           <dd>

@@ -147,6 +147,7 @@ nav a[aria-current="page"] { background: #fff; color: #1d2330; font-weight: 700;
 .account { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; font-size: .92rem; }
 .account form { display: flex; gap: .4rem; align-items: center; flex-wrap: wrap; }
 .account button { background: transparent; color: #fff; border-color: #8b93a3; }
+.account select { color: #1d2330; padding: .3rem .4rem; }
 main { max-width: 72rem; margin: 0 auto; padding: 1rem 1rem 3rem; }
 main:focus { outline: none; }
 h1 { font-size: 1.6rem; margin: .5rem 0 1rem; }
@@ -170,6 +171,7 @@ legend { font-weight: 600; padding: 0 .25rem; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 30rem), 1fr)); gap: 0 1rem; }
 .heading-row { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: .5rem 1rem; }
 .facts.grant + .facts.grant { border-top: 1px solid var(--line); padding-top: .6rem; }
+.card.confirm { max-width: 44rem; }
 .card > header { display: flex; flex-wrap: wrap; justify-content: space-between; gap: .5rem 1rem; align-items: baseline; margin-bottom: .5rem; }
 .facts { display: grid; grid-template-columns: minmax(7rem, max-content) 1fr; gap: .3rem 1rem; margin: .5rem 0; }
 .facts dt { color: var(--muted); }
