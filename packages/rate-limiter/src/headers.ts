@@ -1,4 +1,4 @@
-import type { TightestWindow } from "./windows";
+import type { TightestWindow } from "./window-types";
 
 export interface RateLimitHeaders {
   readonly "RateLimit-Policy": string;

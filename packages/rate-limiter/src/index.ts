@@ -4,8 +4,8 @@ export { type LeaseCounters, LeaseHolder, type RequestIo } from "./lease-holder"
 export { RateLimiter } from "./limiter-object";
 export { type Admission, type AdmissionJournal, SlidingWindowLog, type WindowDecision } from "./sliding-window";
 export { LEASE_MS, type Lease, type LeaseGrant, type Settlement, WindowLedger } from "./window-ledger";
+export type { Admittance, RateWindow, RefusingWindow, TightestWindow, WindowScope } from "./window-types";
 export {
-  type Admittance,
   admit,
   anonymousTrafficWindow,
   anonymousWindows,
@@ -20,10 +20,6 @@ export {
   RATE_LIMITS,
   type RateBudgets,
   type RateLimitedRequest,
-  type RateWindow,
-  type RefusingWindow,
   scaledBudgets,
-  type TightestWindow,
-  type WindowScope,
   windowsFor,
 } from "./windows";

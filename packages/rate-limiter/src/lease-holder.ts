@@ -1,5 +1,5 @@
 import type { LeaseGrant, Settlement } from "./window-ledger";
-import type { Admittance, RateWindow, RefusingWindow, TightestWindow } from "./windows";
+import type { Admittance, RateWindow, RefusingWindow, TightestWindow } from "./window-types";
 
 /** The counters' Durable Objects as an isolate reaches them: settle, then lease up to `want` slots. */
 export type LeaseCounters = (window: RateWindow, want: number, settlements: Settlement[]) => Promise<LeaseGrant>;

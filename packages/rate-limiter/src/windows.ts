@@ -1,25 +1,7 @@
 import { clientAddressKey } from "./client-address";
 import { type LeaseCounters, LeaseHolder, type RequestIo } from "./lease-holder";
 import type { RateLimiter } from "./limiter-object";
-
-export type WindowScope =
-  | "organization"
-  | "workspace"
-  | "identity"
-  | "api_key"
-  | "route"
-  | "platform"
-  | "ip"
-  | "anonymous"
-  | "connection";
-
-/** One counter a request must fit in; `key` names the Durable Object that keeps it. */
-export interface RateWindow {
-  readonly scope: WindowScope;
-  readonly key: string;
-  readonly limit: number;
-  readonly windowMs: number;
-}
+import type { Admittance, RateWindow, WindowScope } from "./window-types";
 
 /** Who is asking and for what, as the gateway knows it after authentication. */
 export interface RateLimitedRequest {
@@ -31,28 +13,6 @@ export interface RateLimitedRequest {
   /** Method and path template, e.g. `GET /records/{recordId}`, so ids do not split the budget. */
   readonly routeKey: string;
 }
-
-/** The window closest to refusing, advertised in the `RateLimit` headers of an admitted request. */
-export interface TightestWindow {
-  readonly scope: WindowScope;
-  readonly limit: number;
-  readonly remaining: number;
-  /** Whole seconds until `remaining` grows again, rounded up so a client never comes back early. */
-  readonly resetSeconds: number;
-  readonly windowMs: number;
-}
-
-/** The window that refused, for the 429 problem details and `Retry-After`. */
-export interface RefusingWindow {
-  readonly scope: WindowScope;
-  readonly limit: number;
-  readonly windowMs: number;
-  readonly retryAfterMs: number;
-}
-
-export type Admittance =
-  | { readonly allowed: true; readonly tightest: TightestWindow }
-  | { readonly allowed: false; readonly refusing: RefusingWindow };
 
 const MINUTE_MS = 60_000;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { seededRandom } from "../../../test/seeded-random";
 import { type LeaseCounters, LeaseHolder } from "../src/lease-holder";
 import { WindowLedger } from "../src/window-ledger";
-import type { RateWindow } from "../src/windows";
+import type { RateWindow } from "../src/window-types";
 
 /**
  * Property tests of the leases: several simulated gateway isolates (each a `LeaseHolder` with a

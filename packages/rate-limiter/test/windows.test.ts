@@ -4,16 +4,8 @@ import { describe, expect, it } from "vitest";
 import { LeaseHolder } from "../src/lease-holder";
 import type { RateLimiter } from "../src/limiter-object";
 import { LEASE_MS } from "../src/window-ledger";
-import {
-  admit,
-  anonymousWindows,
-  connectionWindow,
-  inboundWindows,
-  ipWindow,
-  leaseCounters,
-  type RateWindow,
-  windowsFor,
-} from "../src/windows";
+import type { RateWindow } from "../src/window-types";
+import { admit, anonymousWindows, connectionWindow, inboundWindows, ipWindow, leaseCounters, windowsFor } from "../src/windows";
 
 const START = Date.UTC(2026, 10, 23, 12, 0, 0);
 
