@@ -1,9 +1,9 @@
 import {
+  type EventResource,
+  type EventType,
   eventDataSchemas,
   eventSchema,
   eventTextLimit,
-  type EventResource,
-  type EventType,
   eventTypes,
   maxEventBytes,
   messageSchema,
@@ -115,7 +115,11 @@ describe("events stay small", () => {
 
   it("a message event names the message, its addresses, subject and snippet, never its body or attachments", () => {
     const message = largest(messageSchema as unknown as Schema) as EventResource["message.received"];
-    const event = build("message.received", { ...message, text: "Hello  there,\n\nthe newsletter", html: "<p>x</p>".repeat(60_000) });
+    const event = build("message.received", {
+      ...message,
+      text: "Hello  there,\n\nthe newsletter",
+      html: "<p>x</p>".repeat(60_000),
+    });
     expect(event.data).not.toHaveProperty("html");
     expect(event.data).not.toHaveProperty("text");
     expect(event.data).not.toHaveProperty("attachments");
@@ -124,7 +128,12 @@ describe("events stay small", () => {
 
   it("a note's and a task's text are cut to 8 000 characters and marked; short ones are whole and marked not cut", () => {
     const note = largest(eventDataSchemas["note.created"] as unknown as Schema) as EventResource["note.created"];
-    const long = build("note.created", { ...note, title: "Call notes", contentPlain: "a".repeat(100_000), contentHtml: "<p>short</p>" });
+    const long = build("note.created", {
+      ...note,
+      title: "Call notes",
+      contentPlain: "a".repeat(100_000),
+      contentHtml: "<p>short</p>",
+    });
     expect(long.data).toMatchObject({ title: "Call notes", contentHtml: "<p>short</p>", truncated: true });
     expect((long.data as { contentPlain: string }).contentPlain).toHaveLength(eventTextLimit);
     const task = largest(eventDataSchemas["task.created"] as unknown as Schema) as EventResource["task.created"];

@@ -44,12 +44,7 @@ export const program = (path: string, responses: { status: number; delayMs?: num
  * Polls until `done`, every `everyMs` (API reads count against the route's window of 120 a
  * minute); the guard only stops a test that would otherwise hang.
  */
-export async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  guardMs = 60_000,
-  everyMs = 100,
-): Promise<T> {
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, guardMs = 60_000, everyMs = 100): Promise<T> {
   const deadline = Date.now() + guardMs;
   for (;;) {
     const value = await read();
@@ -63,14 +58,15 @@ export async function workspace(options: { shard?: number } = {}) {
   const organization = await createOrganization({ workspaceCount: 1, ...options });
   const workspaceId = organization.workspaceIds[0] as string;
   const objectType = await createObjectType(organization.key, workspaceId);
-  const subscribe = async (path: string, eventTypes = ["record.created"]) =>
-    (
-      await expectStatus<{ webhook: { id: string; secret: string } }>(201, "/webhooks", {
-        method: "POST",
-        key: organization.key,
-        json: { workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes },
-      })
-    ).webhook;
+  /** A subscription to the receiver at `path`: its id, and the secret that signs its deliveries. */
+  const subscribe = async (path: string, eventTypes = ["record.created"]) => {
+    const { webhook, secret } = await expectStatus<{ webhook: { id: string }; secret: string }>(201, "/webhooks", {
+      method: "POST",
+      key: organization.key,
+      json: { workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes },
+    });
+    return { id: webhook.id, secret };
+  };
   const createRecord = () =>
     expectStatus<{ record: { id: string } }>(201, "/records", {
       method: "POST",

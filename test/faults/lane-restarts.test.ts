@@ -63,7 +63,11 @@ describe("a webhook lane restarted", () => {
   const steps = [
     {
       step: "while deliveries are out",
-      responses: [{ status: 200, delayMs: 800 }, { status: 200, delayMs: 800 }, { status: 200, delayMs: 800 }],
+      responses: [
+        { status: 200, delayMs: 800 },
+        { status: 200, delayMs: 800 },
+        { status: 200, delayMs: 800 },
+      ],
       afterRequests: 3,
       waitMs: 0,
       ends: "delivered",

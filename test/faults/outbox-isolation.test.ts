@@ -45,7 +45,10 @@ describe("the outbox of a shard", () => {
     const other = await otherTenant();
     const newsletter = `${"<p>Our spring collection, in detail.</p>".repeat(3_800)}`;
     expect(newsletter.length).toBeGreaterThan(150_000);
-    const delivery = await deliver(rawMessage({ to: inbox.mailbox, subject: "Spring newsletter", text: newsletter }), inbox.mailbox);
+    const delivery = await deliver(
+      rawMessage({ to: inbox.mailbox, subject: "Spring newsletter", text: newsletter }),
+      inbox.mailbox,
+    );
     expect(delivery.rejected).toBeNull();
     const db = regionDb("us");
     const [row] = await db
@@ -57,7 +60,10 @@ describe("the outbox of a shard", () => {
     expect(data).toMatchObject({ subject: "Spring newsletter", snippet: expect.stringMatching(/^<p>Our spring collection/) });
     expect(data).not.toHaveProperty("text");
     // A minute on, a dispatcher that failed to send it would claim it again, with the rows behind it.
-    await db.update(eventOutbox).set({ claimedAt: Date.now() - 61_000 }).where(eq(eventOutbox.id, row?.id ?? ""));
+    await db
+      .update(eventOutbox)
+      .set({ claimedAt: Date.now() - 61_000 })
+      .where(eq(eventOutbox.id, row?.id ?? ""));
 
     expect(await other.change()).toBeLessThan(normalLatencyMs);
   }, 30_000);

@@ -38,7 +38,14 @@ describe("the usage ledger", () => {
       await env.CONTROL_DB.exec("drop trigger refuse_usage");
     }
     // No request comes after: the ledger's own retries book them.
-    expect(await until(() => requestsBooked(organizationId), (booked) => booked >= 5, 20_000, 250)).toBe(5);
+    expect(
+      await until(
+        () => requestsBooked(organizationId),
+        (booked) => booked >= 5,
+        20_000,
+        250,
+      ),
+    ).toBe(5);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await requestsBooked(organizationId)).toBe(5);
   }, 40_000);

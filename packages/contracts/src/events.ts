@@ -83,7 +83,8 @@ const truncated = z.boolean().openapi({
 });
 
 /** Every event's data may say it was cut; note and task events always say whether. */
-const eventData = <Resource extends z.ZodObject>(resource: Resource) => withProperties(resource, { truncated: truncated.optional() });
+const eventData = <Resource extends z.ZodObject>(resource: Resource) =>
+  withProperties(resource, { truncated: truncated.optional() });
 
 /** Updates carry the resource after the change and the keys that changed (field slugs for records). */
 const changed = <Resource extends z.ZodObject>(resource: Resource) =>
@@ -135,9 +136,7 @@ export const eventDataSchemas = {
   "message.sent": messageEventSchema,
   "meeting.updated": changed(meetingSchema),
   /** The meeting, and the tasks its action items became (new ones and those delivered before). */
-  "meeting.transcript_ready": eventData(
-    withProperties(meetingSchema, { actionItemTaskIds: z.array(idSchema("task")).max(500) }),
-  ),
+  "meeting.transcript_ready": eventData(withProperties(meetingSchema, { actionItemTaskIds: z.array(idSchema("task")).max(500) })),
 } satisfies Record<EventType, z.ZodType>;
 
 export type EventData = { [Type in EventType]: z.infer<(typeof eventDataSchemas)[Type]> };
@@ -147,9 +146,7 @@ export type EventData = { [Type in EventType]: z.infer<(typeof eventDataSchemas)
  * message, a note or task with its whole text); the event is made small from it where it is built.
  */
 export type EventResource = {
-  [Type in EventType]: Type extends `message.${string}`
-    ? Message
-    : Omit<EventData[Type], "truncated">;
+  [Type in EventType]: Type extends `message.${string}` ? Message : Omit<EventData[Type], "truncated">;
 };
 
 /** Events about a record or what hangs on it name the record's object type, which `objectTypeIds` filters match. */

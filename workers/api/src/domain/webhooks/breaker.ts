@@ -37,11 +37,7 @@ export const closedBreaker = (firstProbeWaitMs: number): BreakerState => ({
  * out). A probe out for `probeLostAfterMs` (the answer timeout and a margin) is lost, not waited for:
  * waiting on it for ever is how a lane wedged (issue 24), and another probe goes instead.
  */
-export function breakerMode(
-  state: BreakerState,
-  now: number,
-  probeLostAfterMs: number,
-): "closed" | "probe" | "open" | "probing" {
+export function breakerMode(state: BreakerState, now: number, probeLostAfterMs: number): "closed" | "probe" | "open" | "probing" {
   if (state.probeSentAt !== null && now < state.probeSentAt + probeLostAfterMs) return "probing";
   if (state.openUntil === null) return "closed";
   return now >= state.openUntil ? "probe" : "open";

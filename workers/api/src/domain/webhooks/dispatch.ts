@@ -72,7 +72,13 @@ export async function dispatchOutbox(
     );
     const oversized = events.filter((event) => jsonBytes(event) > maxEventBytes);
     if (oversized.length > 0) await setAside(db, shard, oversized);
-    const queued = await sendEach(env.EVENTS, gathered(shard, events.filter((event) => !oversized.includes(event))));
+    const queued = await sendEach(
+      env.EVENTS,
+      gathered(
+        shard,
+        events.filter((event) => !oversized.includes(event)),
+      ),
+    );
     await db
       .update(eventOutbox)
       .set({ queuedAt: Date.now() })
@@ -99,7 +105,12 @@ async function sendEach(queue: Queue<EventsMessage>, messages: SizedMessage<Even
         sent.push(...idsOf(message));
       } catch (error) {
         console.error(
-          JSON.stringify({ message: "outbox events not queued", events: idsOf(message), bytes: message.bytes, error: String(error) }),
+          JSON.stringify({
+            message: "outbox events not queued",
+            events: idsOf(message),
+            bytes: message.bytes,
+            error: String(error),
+          }),
         );
       }
     }
@@ -161,7 +172,12 @@ async function setAside(db: Database, shard: number, events: OutboxEvent[]): Pro
       message: "outbox events set aside",
       shard,
       count: events.length,
-      events: events.map((event) => ({ id: event.eventId, type: event.type, workspaceId: event.workspaceId, reason: reasons.get(event.eventId) })),
+      events: events.map((event) => ({
+        id: event.eventId,
+        type: event.type,
+        workspaceId: event.workspaceId,
+        reason: reasons.get(event.eventId),
+      })),
     }),
   );
 }
