@@ -1,13 +1,25 @@
-// The outbox drain with lanes evicted every 200 ms, against the undisturbed drain in the same run
+// The outbox drain with lanes restarted every 200 ms, against the undisturbed drain in the same run
 // (issue 24): events written straight into the outbox, drained through the Queues and the
-// subscription's lane to a verifying receiver, once undisturbed and once while the lane is evicted
-// every 200 ms (miniflare's `unsafeEvictDurableObject`, as `evictDurableObject` in the tests).
+// subscription's lane to a verifying receiver, once undisturbed and once while every Durable Object
+// of the runtime, the lane first, is restarted every 200 ms (`abortAllDurableObjects` of
+// `workerd:unsafe`, what a deploy does: work in flight is cut). A graceful eviction
+// (`unsafeEvictDurableObject`) of a busy lane waits 30 s for its references and evicts nothing.
 // Prints the events lost, the duplicates (and whether any came under another webhook-id) and the ratio.
 //   npm run bench -- --only=chaos [--quick]
 import { organizationDatabase } from "../scripts/lib/stack.mjs";
 import { startReceiver } from "./receiver.mjs";
 
-const evictEveryMs = 200;
+const restartEveryMs = 200;
+
+/** A Worker beside the stack that restarts every Durable Object of the runtime when asked. */
+export const restarterWorker = {
+  name: "bench-restarter",
+  modules: true,
+  compatibilityDate: "2026-11-01",
+  compatibilityFlags: ["unsafe_module"],
+  script: `import workerdUnsafe from "workerd:unsafe";
+export default { async fetch() { await workerdUnsafe.abortAllDurableObjects(); return new Response(null, { status: 204 }); } };`,
+};
 /** How long a drain may take before what has not arrived counts as lost. */
 const guardMs = 180_000;
 
@@ -86,7 +98,8 @@ export async function chaosSection(stack, auth, { quick }) {
   const place = await subscription(stack, auth, receiver);
   const run = Date.now().toString(36);
   const undisturbed = await drain(stack, { receiver, ...place }, { count, prefix: `evt_calm${run}` });
-  let evictions = 0;
+  const restarter = await stack.mf.getWorker(restarterWorker.name);
+  let restarts = 0;
   const chaos = await drain(
     stack,
     { receiver, ...place },
@@ -94,27 +107,20 @@ export async function chaosSection(stack, auth, { quick }) {
       count,
       prefix: `evt_chaos${run}`,
       during: () => {
-        const evicting = new Set();
         const timer = setInterval(() => {
-          // The lane of the subscription, by the name the regional Worker gives it; one that is not running has nothing to lose.
-          const eviction = stack.mf.unsafeEvictDurableObject("crm-api-us", "WebhookEndpoint", { name: place.webhookId }).then(
-            () => evictions++,
+          restarter.fetch("http://restarter/").then(
+            () => restarts++,
             () => {},
           );
-          evicting.add(eviction);
-          eviction.finally(() => evicting.delete(eviction));
-        }, evictEveryMs);
-        return async () => {
-          clearInterval(timer);
-          await Promise.all(evicting);
-        };
+        }, restartEveryMs);
+        return () => clearInterval(timer);
       },
     },
   );
   await receiver.close();
   console.log(`Chaos drain: ${count} events already in the outbox, through the Queues and the lane to the verifying receiver
 undisturbed: ${Math.round(undisturbed.rate)} events/s (lost ${undisturbed.lost}, duplicates ${undisturbed.duplicates})
-lane evicted every ${evictEveryMs} ms (${evictions} evictions): ${Math.round(chaos.rate)} events/s
+objects restarted every ${restartEveryMs} ms (${restarts} restarts): ${Math.round(chaos.rate)} events/s
 lost: ${chaos.lost}
 duplicates: ${chaos.duplicates} (events under more than one webhook-id: ${chaos.underAnotherId}); signature failures: ${chaos.signatureFailures}
 ratio chaos / undisturbed: ${(chaos.rate / undisturbed.rate).toFixed(2)}; target >= 0.5, 0 lost, duplicates only under the same webhook-id

@@ -5,7 +5,7 @@
 //   npm run bench -- --quick shorter runs (for a smoke test)
 //   npm run bench -- --only=pipeline|records|webhooks|oauth|inbox|meetings|mcp|catalogue|scale   one scenario
 //   npm run bench -- --only=drain                                                               the outbox drain alone
-//   npm run bench -- --only=chaos                                                               the drain with lanes evicted every 200 ms
+//   npm run bench -- --only=chaos                                                               the drain with lanes restarted every 200 ms
 //   npm run bench -- --only=records --records=1000000                                          the records at another size
 import { gzipSync } from "node:zlib";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -13,7 +13,7 @@ import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { Webhook } from "standardwebhooks";
 import { benchAccessToken } from "../bench/access-token.mjs";
-import { chaosSection } from "../bench/chaos.mjs";
+import { chaosSection, restarterWorker } from "../bench/chaos.mjs";
 import { load } from "../bench/load.mjs";
 import { startReceiver } from "../bench/receiver.mjs";
 import { alternatingRounds } from "../bench/rounds.mjs";
@@ -813,6 +813,7 @@ const stack = await startStack({
   gatewayVars,
   regionVars: { WEBHOOKS_ALLOW_LOOPBACK: "true", WEBHOOK_BURST_FACTOR: "100" },
   triggerHandlers: true,
+  extraWorkers: only === "chaos" ? [restarterWorker] : [],
 });
 const auth = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
 if (!only || only === "pipeline") await pipelineSection(stack, auth);

@@ -45,6 +45,30 @@ export interface Release {
 
 export const changelog: Release[] = [
   {
+    date: "2026-11-26",
+    title: "Background work that recovers: small events, webhook lanes, the usage ledger",
+    changes: [
+      {
+        category: "behaviour_change",
+        summary:
+          "Events stay small: `message.received` and `message.sent` carry the message's ids, addresses, subject, a `snippet` of its text and `attachmentCount`, no longer its `text`, `html`, `references` or attachments (read the message through the API); note and task events carry their title and text cut to 8 000 characters with `truncated`; no event exceeds 64 KB (one that would has its data cut and `truncated: true`). The integrations catalogue's payload schemas follow.",
+        routes: ["GET /public/integrations/crm", "GET /public/integrations/crm/{slug}"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "An event too large to deliver no longer holds back the events after it: it is shown in `GET /webhooks/{webhookId}/deliveries` as a failed delivery with the reason, and counted in `failed`. A subscription's delivery now resumes after a restart of the platform during its circuit breaker's probe (it used to stop for good).",
+        routes: ["GET /webhooks/{webhookId}/deliveries", "GET /webhooks/{webhookId}"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "`GET /usage` and API keys' activity no longer miss requests after a failed write: the gateway retries with back-off until the uses are booked, once.",
+        routes: ["GET /usage"],
+      },
+    ],
+  },
+  {
     date: "2026-11-23",
     title: "MCP, the integrations catalogue, the change log as JSON, isolated webhook delivery",
     changes: [
