@@ -27,7 +27,7 @@ export const laneConcurrency = 8;
 /**
  * While any delivery is due (out, being written, or waiting for a connection or the probe), the alarm
  * stands at most this far ahead: after a restart the new instance takes them up within this time. A
- * live instance woken by it only skips what it has out (an alarm write a second, not one a delivery).
+ * live instance woken by it only skips what it has out (an alarm write per heartbeat while busy, not one a delivery).
  */
 const heartbeatMs = 100;
 /**
