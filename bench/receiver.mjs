@@ -1,6 +1,6 @@
 // A webhook receiver for the benchmark: verifies every delivery's signature with the reference
 // `standardwebhooks` library, counts distinct webhook-ids, and tells when a count is reached;
-// `onDelivery(event, at)` sees each verified delivery's event with its arrival time.
+// `onDelivery(event, at, webhookId)` sees each verified delivery's event with its arrival time and webhook-id.
 import http from "node:http";
 import { Webhook } from "standardwebhooks";
 
@@ -18,7 +18,7 @@ export async function startReceiver() {
       try {
         const event = verifier.verify(body, request.headers);
         seen.add(request.headers["webhook-id"]);
-        onDelivery?.(event, performance.now());
+        onDelivery?.(event, performance.now(), request.headers["webhook-id"]);
       } catch {
         failures++;
       }

@@ -5,6 +5,7 @@
 //   npm run bench -- --quick shorter runs (for a smoke test)
 //   npm run bench -- --only=pipeline|records|webhooks|oauth|inbox|meetings|mcp|catalogue|bulk|scale   one scenario
 //   npm run bench -- --only=drain                                                               the outbox drain alone
+//   npm run bench -- --only=chaos                                                               the drain with lanes restarted every 200 ms
 //   npm run bench -- --only=records --records=1000000                                          the records at another size
 import { gzipSync } from "node:zlib";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -13,6 +14,7 @@ import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { Webhook } from "standardwebhooks";
 import { benchAccessToken } from "../bench/access-token.mjs";
 import { bulkSection } from "../bench/bulk.mjs";
+import { chaosSection, restarterWorker } from "../bench/chaos.mjs";
 import { load } from "../bench/load.mjs";
 import { startReceiver } from "../bench/receiver.mjs";
 import { alternatingRounds } from "../bench/rounds.mjs";
@@ -812,12 +814,14 @@ const stack = await startStack({
   gatewayVars,
   regionVars: { WEBHOOKS_ALLOW_LOOPBACK: "true", WEBHOOK_BURST_FACTOR: "100" },
   triggerHandlers: true,
+  extraWorkers: only === "chaos" ? [restarterWorker] : [],
 });
 const auth = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
 if (!only || only === "pipeline") await pipelineSection(stack, auth);
 if (!only || only === "records") await recordsSection(stack, auth);
 if (!only || only === "webhooks") await webhooksSection(stack, auth);
 if (only === "drain") await drainSection(stack, auth);
+if (only === "chaos") await chaosSection(stack, auth, { quick });
 if (!only || only === "oauth") await oauthSection(stack, auth);
 if (!only || only === "inbox") await inboxSection(stack, auth);
 if (!only || only === "meetings") await meetingsSection(stack, auth);

@@ -58,14 +58,15 @@ export async function workspace(options: { shard?: number } = {}) {
   const organization = await createOrganization({ workspaceCount: 1, ...options });
   const workspaceId = organization.workspaceIds[0] as string;
   const objectType = await createObjectType(organization.key, workspaceId);
-  const subscribe = async (path: string, eventTypes = ["record.created"]) =>
-    (
-      await expectStatus<{ webhook: { id: string; secret: string } }>(201, "/webhooks", {
-        method: "POST",
-        key: organization.key,
-        json: { workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes },
-      })
-    ).webhook;
+  /** A subscription to the receiver at `path`: its id, and the secret that signs its deliveries. */
+  const subscribe = async (path: string, eventTypes = ["record.created"]) => {
+    const { webhook, secret } = await expectStatus<{ webhook: { id: string }; secret: string }>(201, "/webhooks", {
+      method: "POST",
+      key: organization.key,
+      json: { workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes },
+    });
+    return { id: webhook.id, secret };
+  };
   const createRecord = () =>
     expectStatus<{ record: { id: string } }>(201, "/records", {
       method: "POST",

@@ -59,8 +59,9 @@ function workerFromConfig(configPath, scriptPath, extraBindings) {
  * Starts the stack on a free port; `gatewayVars` and `regionVars` add or override variables.
  * `triggerHandlers` opens miniflare's `/cdn-cgi/local/email?from=..&to=..` entry (a raw message in
  * the body, handed to the gateway's `email()` as Email Routing would), for the inbox benchmark.
+ * `extraWorkers` run beside the stack in the same runtime (the chaos benchmark's restarter).
  */
-export async function startStack({ gatewayVars = {}, regionVars = {}, triggerHandlers = false } = {}) {
+export async function startStack({ gatewayVars = {}, regionVars = {}, triggerHandlers = false, extraWorkers = [] } = {}) {
   const regionalConfigs = writeRegionalConfigs();
   const mf = new Miniflare(
     convertV4MiniflareOptions({
@@ -93,6 +94,7 @@ export async function startStack({ gatewayVars = {}, regionVars = {}, triggerHan
           }),
           name: "crm-api-eu",
         },
+        ...extraWorkers,
       ],
     }),
   );

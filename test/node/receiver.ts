@@ -5,7 +5,8 @@ import type { TestProject } from "vitest/node";
  * The outside world for webhook tests: a real HTTP receiver on loopback, started in Node before
  * the Workers tests. It records every request, answers with responses a test programs per path
  * (`POST /__program/<path>` with a list of `{ status, headers }`; then 200), and lists what it
- * received (`GET /__requests/<path>`). A path starting with `/hang-` is an endpoint that accepts the
+ * received (`GET /__requests/<path>`, or only how many requests and distinct `webhook-id`s with
+ * `GET /__summary/<path>`). A path starting with `/hang-` is an endpoint that accepts the
  * connection and the request and never answers; a programmed response with `delayMs` answers that late.
  */
 
@@ -34,6 +35,15 @@ export default async function setup(project: TestProject) {
     if (url.pathname.startsWith("/__program/")) {
       programmed.set(url.pathname.slice("/__program".length), JSON.parse(body));
       response.writeHead(204).end();
+      return;
+    }
+    if (url.pathname.startsWith("/__summary/")) {
+      const path = url.pathname.slice("/__summary".length);
+      const requests = received.filter((item) => item.path === path);
+      const webhookIds = new Set(requests.map((item) => item.headers["webhook-id"]));
+      response
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ requests: requests.length, webhookIds: webhookIds.size }));
       return;
     }
     if (url.pathname.startsWith("/__requests/")) {

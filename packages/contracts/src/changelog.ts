@@ -47,7 +47,7 @@ export const changelog: Release[] = [
   {
     date: "2026-11-26",
     title:
-      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, conditional requests, the console as a product",
+      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, conditional requests, the console as a product, background work that recovers",
     changes: [
       {
         category: "addition",
@@ -159,6 +159,24 @@ export const changelog: Release[] = [
         summary:
           "Console: scopes grouped by area in words (read, write, send) with Everything and Read everything presets; dates on one line with the full UTC time on hover and activity in relative times; lists say how many rows they show and link to the rest; usage totals with filters by key, route and the last 7, 30 or 90 days (`token_usage_by_key`); the sign-in page names the application and what it asks for when it comes from an authorization request; a favicon; pages laid out from 360 px wide and usable by keyboard alone.",
         routes: ["GET /console/usage", "GET /console/sign-in", "GET /console/applications", "GET /console/favicon.svg"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Events stay small: `message.received` and `message.sent` carry the message's ids, addresses, subject, a `snippet` of its text and `attachmentCount`, no longer its `text`, `html`, `references` or attachments (read the message through the API); note and task events carry their title and text cut to 8 000 characters with `truncated`; no event exceeds 64 KB (one that would has its data cut and `truncated: true`). The integrations catalogue's payload schemas follow.",
+        routes: ["GET /public/integrations/crm", "GET /public/integrations/crm/{slug}"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "An event too large to deliver no longer holds back the events after it: it is shown in `GET /webhooks/{webhookId}/deliveries` as a failed delivery with the reason, and counted in `failed`. A subscription's delivery now resumes after a restart of the platform during its circuit breaker's probe (it used to stop for good).",
+        routes: ["GET /webhooks/{webhookId}/deliveries", "GET /webhooks/{webhookId}"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "`GET /usage` and API keys' activity no longer miss requests after a failed write: the gateway retries with back-off until the uses are booked, once.",
+        routes: ["GET /usage"],
       },
     ],
   },

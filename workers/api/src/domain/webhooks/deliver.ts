@@ -6,6 +6,25 @@ import { jsonBytes, type SizedMessage, sendInBatches } from "./queue-batches";
 
 const { webhookAttempts } = regional;
 
+/**
+ * A call to a Durable Object that failed because the object restarted (a deploy, an eviction:
+ * `retryable` on the error) is made again, this many times in all: otherwise the whole Queue batch
+ * would be retried, and after the Queue's last retry its events dropped.
+ */
+const objectCallAttempts = 4;
+
+/** The object call, made again while it fails with an error the runtime marks retryable (never one marked `overloaded`). */
+async function callObject<Result>(call: () => Promise<Result>): Promise<Result> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const { retryable, overloaded } = (error ?? {}) as { retryable?: boolean; overloaded?: boolean };
+      if (!retryable || overloaded || attempt >= objectCallAttempts) throw error;
+    }
+  }
+}
+
 /** A Queue message can be delayed by 12 h at most; longer waits are made of several hops. */
 const maxQueueDelaySeconds = 43_200;
 
@@ -37,7 +56,9 @@ export async function routeDeliveries(
   const holds: DeliveryMessage[] = [];
   await Promise.all(
     [...Map.groupBy(unreserved, (message) => message.workspaceId)].map(async ([workspaceId, messages]) => {
-      const waits = await env.WEBHOOK_BURST.get(env.WEBHOOK_BURST.idFromName(workspaceId)).reserve(messages.length);
+      const waits = await callObject(() =>
+        env.WEBHOOK_BURST.get(env.WEBHOOK_BURST.idFromName(workspaceId)).reserve(messages.length),
+      );
       for (const [i, message] of messages.entries()) {
         const waitMs = waits[i] ?? 0;
         if (waitMs === 0) {
@@ -71,7 +92,7 @@ export async function routeDeliveries(
   await sendInBatches(env.DELIVERIES, requeued);
   await Promise.all(
     [...Map.groupBy(admitted, (message) => message.webhookId)].map(([webhookId, messages]) =>
-      env.WEBHOOK_ENDPOINTS.get(env.WEBHOOK_ENDPOINTS.idFromName(webhookId)).accept(messages),
+      callObject(() => env.WEBHOOK_ENDPOINTS.get(env.WEBHOOK_ENDPOINTS.idFromName(webhookId)).accept(messages)),
     ),
   );
 }

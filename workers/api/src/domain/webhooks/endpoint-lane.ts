@@ -28,9 +28,9 @@ export const laneConcurrency = 8;
 /**
  * While any delivery is due (out, being written, or waiting for a connection or the probe), the alarm
  * stands at most this far ahead: after a restart the new instance takes them up within this time. A
- * live instance woken by it only skips what it has out (an alarm write a second, not one a delivery).
+ * live instance woken by it only skips what it has out (an alarm write per heartbeat while busy, not one a delivery).
  */
-const heartbeatMs = 1_000;
+const heartbeatMs = 100;
 /**
  * A delivery whose outcome could not be written goes again after this long; a probe not concluded
  * this long after its answer timeout is lost.
