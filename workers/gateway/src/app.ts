@@ -7,6 +7,7 @@ import { apiReferencePage } from "./api-reference";
 import { consoleApp } from "./console/console-app";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
 import { internalRoutes, internalRoutesPrefix } from "./internal-routes";
+import { loopbackHostsOnly } from "./local-stack-hosts";
 import { serveMcp } from "./mcp/endpoint";
 import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
@@ -38,6 +39,7 @@ export function createGateway() {
     c.set("controlDb", drizzle(c.env.CONTROL_DB));
     await next();
   });
+  app.use(loopbackHostsOnly);
 
   // The MCP endpoint is `<origin>/mcp` (its own OAuth resource), and the same under `{base_url}` for
   // clients configured with it; ahead of the REST routes, whose body limit answers in the REST envelope.
