@@ -39,12 +39,14 @@ export function createGateway() {
     c.set("controlDb", drizzle(c.env.CONTROL_DB));
     await next();
   });
-  app.use(loopbackHostsOnly);
 
   // The MCP endpoint is `<origin>/mcp` (its own OAuth resource), and the same under `{base_url}` for
   // clients configured with it; ahead of the REST routes, whose body limit answers in the REST envelope.
   app.all("/mcp", serveMcp);
   app.all("/api/v1/mcp", serveMcp);
+  // Every other route of the local stack: loopback hosts only (the MCP endpoint checks its Host and
+  // Origin itself, answering in JSON-RPC as MCP clients expect).
+  app.use(loopbackHostsOnly);
 
   const api = new Hono<GatewayAppEnv>();
   api.use(
