@@ -47,7 +47,7 @@ export const changelog: Release[] = [
   {
     date: "2026-11-26",
     title:
-      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, conditional requests, the console as a product, background work that recovers",
+      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, conditional requests, the console as a product, background work that recovers, security fixes",
     changes: [
       {
         category: "addition",
@@ -177,6 +177,66 @@ export const changelog: Release[] = [
         summary:
           "`GET /usage` and API keys' activity no longer miss requests after a failed write: the gateway retries with back-off until the uses are booked, once.",
         routes: ["GET /usage"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Tasks and record-scoped inbox access (`record_read`, `record_reply`): linking a conversation with `conversationId` needs access to it; one the caller may not see, or of another workspace, is 404 `not_found` like an unknown id (another workspace's was 400). Task reads, lists and updates show a conversation link (and its subject as `label`) only to readers who may see that conversation; the link stays stored for the others.",
+        routes: [
+          "POST /records/{recordId}/tasks",
+          "GET /records/{recordId}/tasks",
+          "GET /tasks",
+          "GET /tasks/{taskId}",
+          "PATCH /tasks/{taskId}",
+        ],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "`GET /oauth/authorize`: without a console session the browser goes to sign-in whatever the request holds, never to the client. A dynamically registered client's request errors are shown on the server's page instead of being redirected to its URI (RFC 9700 section 4.11.2: anyone can register any https URI); it hears of an error only after its consent page (a denial, `access_denied`). Operator-registered clients still get errors at their redirect URI with `state` and `iss`.",
+        routes: ["GET /oauth/authorize"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "`POST /oauth/token`: a wrong `code_verifier` or `redirect_uri` uses the authorization code up (RFC 9700); client credentials with an empty `scope` are `invalid_scope`, as at the authorization endpoint (without `scope` the app gets the scopes its installation grants).",
+        routes: ["POST /oauth/token"],
+      },
+      {
+        category: "addition",
+        summary:
+          "`POST /oauth/register` registers confidential clients: `token_endpoint_auth_method` `client_secret_basic` or `client_secret_post` answers 201 with `client_secret` (shown once, `client_secret_expires_at: 0`) for the authorization code and refresh token grants; `client_credentials` is `invalid_client_metadata` with the reason (it needs an app installed in an organization). `none` or an omitted method registers a public client, as before.",
+        routes: ["POST /oauth/register"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "`GET /.well-known/jwks.json` is never empty: the first signing key is published before it signs anything, and a rotated key is published 60 s (the document's cache lifetime) before it signs, so a verifier holding a cached JWKS always knows the `kid` of a new token.",
+        routes: ["GET /.well-known/jwks.json"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Names and titles (object types, fields, views, options, tasks, notes, inbox views, API key names, a registered client's `client_name`) refuse every control character (C1 included) and every format character (Unicode Cf: bidirectional overrides and isolates, zero-width spaces, the BOM) with 400; the zero-width joiner and non-joiner stay allowed.",
+        routes: [],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Stored HTML (task descriptions, notes, e-mail) escapes `<` and `>` inside attribute values, so it stays inert wherever it lands, a `<textarea>` included.",
+        routes: [],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "`POST /internal/sso/store` refuses public suffixes (`co.uk`, `github.io`, …) and free-mail domains (`gmail.com`, …) in `domains` with 400 and the reason: no one organization owns them.",
+        routes: ["POST /internal/sso/store"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "The console and the unsubscribe pages send `X-Frame-Options: DENY` beside `frame-ancestors 'none'`; the unsubscribe pages also a content security policy and no Referer.",
+        routes: ["GET /email/unsubscribe", "POST /email/unsubscribe", "GET /console/sign-in"],
       },
     ],
   },

@@ -7,6 +7,7 @@ import { apiReferencePage } from "./api-reference";
 import { consoleApp } from "./console/console-app";
 import { assertGatewayEnv, type GatewayAppEnv } from "./env";
 import { internalRoutes, internalRoutesPrefix } from "./internal-routes";
+import { loopbackHostsOnly } from "./local-stack-hosts";
 import { serveMcp } from "./mcp/endpoint";
 import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
@@ -43,6 +44,9 @@ export function createGateway() {
   // clients configured with it; ahead of the REST routes, whose body limit answers in the REST envelope.
   app.all("/mcp", serveMcp);
   app.all("/api/v1/mcp", serveMcp);
+  // Every other route of the local stack: loopback hosts only (the MCP endpoint checks its Host and
+  // Origin itself, answering in JSON-RPC as MCP clients expect).
+  app.use(loopbackHostsOnly);
 
   const api = new Hono<GatewayAppEnv>();
   api.use(
