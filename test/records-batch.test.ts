@@ -70,6 +70,8 @@ describe("POST /records/batch", () => {
     });
     // Two records written: 0.4 each.
     expect(response.headers.get("x-token-cost")).toBe("0.8");
+    // The region's report of the units is the gateway's alone.
+    expect(response.headers.get("x-charged-cost-units")).toBeNull();
     const answered = await results(response);
     expect(answered.map((result) => [result.index, result.status])).toEqual([
       [0, 201],
