@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { type ErrorBody, expectStatus, unique } from "./crm";
 import { countRows, outboxCount } from "./fixtures";
 import { inboxWorkspace } from "./inbox";
+import { rawToolCall, resultText, structured } from "./mcp";
 import { call, eventually } from "./stack";
 
 interface CrmRecord {
@@ -70,6 +71,8 @@ describe("POST /records/batch", () => {
     });
     // Two records written: 0.4 each.
     expect(response.headers.get("x-token-cost")).toBe("0.8");
+    // The region's report of the units is the gateway's alone.
+    expect(response.headers.get("x-charged-cost-units")).toBeNull();
     const answered = await results(response);
     expect(answered.map((result) => [result.index, result.status])).toEqual([
       [0, 201],
@@ -302,5 +305,23 @@ describe("POST /records/batch", () => {
       and(eq(regional.records.workspaceId, workspace.workspaceId), isNull(regional.records.deletedAt)),
     );
     expect(live).toBe(emails.length);
+  });
+
+  it("is the MCP tool records_batch, which requires an idempotencyKey as records_create does", async () => {
+    const workspace = await peopleWorkspace();
+    const args = { objectTypeId: workspace.peopleId, operation: "create", records: [{ fields: { name: "By agent" } }] };
+    const keyless = await rawToolCall(workspace.key, "records_batch", args);
+    expect(keyless.isError).toBe(true);
+    expect(resultText(keyless)).toContain("idempotencyKey");
+    const idempotencyKey = crypto.randomUUID();
+    const first = structured<{ results: BatchResult[] }>(
+      await rawToolCall(workspace.key, "records_batch", { ...args, idempotencyKey }),
+    );
+    const retry = structured<{ results: BatchResult[] }>(
+      await rawToolCall(workspace.key, "records_batch", { ...args, idempotencyKey }),
+    );
+    expect(retry).toEqual(first);
+    expect(first.results.map((result) => result.status)).toEqual([201]);
+    expect(await countRows("us", regional.records, eq(regional.records.workspaceId, workspace.workspaceId))).toBe(1);
   });
 });

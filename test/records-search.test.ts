@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createField, createObjectType, type ErrorBody, expectStatus, unique } from "./crm";
+import { createMember } from "./fixtures";
 import { inboxWorkspace } from "./inbox";
+import { rawToolCall, structured } from "./mcp";
 import { call } from "./stack";
 
 interface CrmRecord {
@@ -213,6 +215,32 @@ describe("GET /records/search", () => {
       { key: workspace.key },
     );
     expect(foreignType.status).toBe(404);
+  });
+
+  it("is open to whoever may read the workspace's records, viewers too, and to no one else; also as records_search", async () => {
+    const workspace = await crmWorkspace();
+    const person = await create(workspace, workspace.peopleId, { name: "Yvonne Quist" });
+    const viewer = await createMember({
+      organizationId: workspace.organizationId,
+      region: "us",
+      workspaceId: workspace.workspaceId,
+      role: "viewer",
+    });
+    expect((await search({ ...workspace, key: viewer.key }, "yvonne")).data.map((hit) => hit.record.id)).toEqual([person.id]);
+    // A member of another workspace of the organization cannot reach this one.
+    const otherWorkspace = await crmWorkspace();
+    const outsider = await createMember({
+      organizationId: workspace.organizationId,
+      region: "us",
+      workspaceId: otherWorkspace.workspaceId,
+      role: "member",
+    });
+    const refused = await call(`/records/search?workspaceId=${workspace.workspaceId}&q=yvonne`, { key: outsider.key });
+    expect(refused.status).toBe(403);
+    const tool = structured<Page>(
+      await rawToolCall(workspace.key, "records_search", { workspaceId: workspace.workspaceId, q: "quis" }),
+    );
+    expect(tool.data.map((hit) => hit.record.id)).toEqual([person.id]);
   });
 
   it("refuses malformed queries with 400", async () => {

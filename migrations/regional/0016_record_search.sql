@@ -3,9 +3,10 @@
 -- the same D1 batch as every write of the record. `name` holds the type's `name` field, `body` the
 -- other values, so that bm25 ranks a name match above a match in a long text, and a query's words
 -- may match different fields of one record ("anna acme"). The FTS5 table reads its text from this
--- one (external content) and the triggers keep it in step; writers only touch this table.
--- `workspace_id` is indexed by FTS5 too, so that a search reads only its workspace's matches and
--- another tenant's data in the same shard never slows it.
+-- one (external content) and the triggers keep it in step; writers only touch this table. The
+-- workspace is checked on this table's row of each match, not in the FTS5 query: a term every row
+-- of a workspace holds would make each search read the whole workspace's doclist (measured: 57 ms
+-- against 0.5 ms for 20 matches among 400 000 rows).
 CREATE TABLE record_search_terms (
   id INTEGER PRIMARY KEY,
   record_id TEXT NOT NULL,
@@ -18,7 +19,6 @@ CREATE UNIQUE INDEX record_search_terms_record ON record_search_terms (record_id
 CREATE INDEX record_search_terms_object_type ON record_search_terms (object_type_id);
 
 CREATE VIRTUAL TABLE record_search USING fts5(
-  workspace_id,
   name,
   body,
   content = 'record_search_terms',
@@ -27,16 +27,14 @@ CREATE VIRTUAL TABLE record_search USING fts5(
 );
 
 CREATE TRIGGER record_search_terms_inserted AFTER INSERT ON record_search_terms BEGIN
-  INSERT INTO record_search (rowid, workspace_id, name, body) VALUES (new.id, new.workspace_id, new.name, new.body);
+  INSERT INTO record_search (rowid, name, body) VALUES (new.id, new.name, new.body);
 END;
 CREATE TRIGGER record_search_terms_deleted AFTER DELETE ON record_search_terms BEGIN
-  INSERT INTO record_search (record_search, rowid, workspace_id, name, body)
-  VALUES ('delete', old.id, old.workspace_id, old.name, old.body);
+  INSERT INTO record_search (record_search, rowid, name, body) VALUES ('delete', old.id, old.name, old.body);
 END;
 CREATE TRIGGER record_search_terms_updated AFTER UPDATE ON record_search_terms BEGIN
-  INSERT INTO record_search (record_search, rowid, workspace_id, name, body)
-  VALUES ('delete', old.id, old.workspace_id, old.name, old.body);
-  INSERT INTO record_search (rowid, workspace_id, name, body) VALUES (new.id, new.workspace_id, new.name, new.body);
+  INSERT INTO record_search (record_search, rowid, name, body) VALUES ('delete', old.id, old.name, old.body);
+  INSERT INTO record_search (rowid, name, body) VALUES (new.id, new.name, new.body);
 END;
 
 -- Records written before this migration become findable at once: the statement of

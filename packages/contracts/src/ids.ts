@@ -57,6 +57,7 @@ export const queryIdList = (name: string, prefix: string, max: number, descripti
     .openapi({
       param: { name, in: "query" },
       type: "string",
+      maxLength: max * 74,
       description: `${description} (comma-separated ids, at most ${max}).`,
       example: `${prefix}_01jd5q0m4x8r2w3y6z7a9b`,
     });

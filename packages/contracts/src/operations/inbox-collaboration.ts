@@ -25,10 +25,7 @@ export const tagSchema = z
     id: idSchema("tag"),
     workspaceId: idSchema("ws"),
     name: outputText(64),
-    color: z
-      .string()
-      .regex(/^#[0-9a-f]{6}$/)
-      .openapi({ example: "#22c55e" }),
+    color: outputText(7).openapi({ description: "`#rrggbb`, lower case", example: "#22c55e" }),
     createdAt: timestampMs,
     updatedAt: timestampMs,
   })
@@ -117,9 +114,10 @@ export const deleteComment = defineOperation({
 
 const color = z
   .string()
+  .max(7)
   .regex(/^#[0-9a-fA-F]{6}$/, "Expected a color as #rrggbb")
   .transform((value) => value.toLowerCase())
-  .openapi({ type: "string", pattern: "^#[0-9a-fA-F]{6}$", example: "#22c55e" });
+  .openapi({ type: "string", maxLength: 7, pattern: "^#[0-9a-fA-F]{6}$", example: "#22c55e" });
 const tagNote =
   "Names are unique in the workspace, compared case-insensitively (409 `conflict`). Conversations carry their tags as `tags: [{ id, name, color }]`; `PATCH /inbox/conversations/{conversationId}` sets them with `tagIds`, and the conversation list and inbox views filter by `tagIds`.";
 

@@ -70,7 +70,6 @@ export const recordSearchTerms = sqliteTable(
 
 /** The FTS5 index over `record_search_terms` (external content); drizzle cannot declare virtual tables, so only its columns are named here. */
 export const recordSearch = sqliteTable("record_search", {
-  workspaceId: text("workspace_id"),
   name: text("name"),
   body: text("body"),
 });

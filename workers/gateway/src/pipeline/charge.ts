@@ -15,10 +15,10 @@ const displayCost = (units: number) => String(units / 100);
  */
 export function costOfResponse(operation: Operation, response: Response): number {
   if (operation.costPer === null) return operation.costUnits;
-  const reported = Number(response.headers.get(chargedUnitsHeader) ?? Number.NaN);
+  const header = response.headers.get(chargedUnitsHeader) ?? "";
   response.headers.delete(chargedUnitsHeader);
-  const valid = Number.isInteger(reported) && reported >= 0 && reported <= operation.costUnits * 100;
-  return valid ? reported : operation.costUnits;
+  const reported = /^\d{1,6}$/.test(header) ? Number(header) : Number.NaN;
+  return reported <= operation.costUnits * 100 ? reported : operation.costUnits;
 }
 
 /**

@@ -25,14 +25,14 @@ export const nameSlug = "name";
  * record gets no row back. Raw SQL for the aggregate select, which drizzle's builder cannot write;
  * the migration's backfill is the same statement.
  */
-function reindexStatements(db: Database, scope: SQL, drop: SQL): BatchItem<"sqlite">[] {
+function reindexStatements(db: Database, scope: SQL, drop: SQL | null): BatchItem<"sqlite">[] {
   const valueText = sql`coalesce(o.label, v.value_text)`;
   const types = sql.join(
     searchableTypes.map((type) => sql`${type}`),
     sql`, `,
   );
   return [
-    db.delete(recordSearchTerms).where(drop),
+    ...(drop ? [db.delete(recordSearchTerms).where(drop)] : []),
     // Columns in the table's order; a null id takes the next rowid.
     db.insert(recordSearchTerms).select(sql`select null, r.id, r.object_type_id, r.workspace_id,
         coalesce(group_concat(case when f.slug = ${nameSlug} then ${valueText} end, ' '), ''),
@@ -46,14 +46,17 @@ function reindexStatements(db: Database, scope: SQL, drop: SQL): BatchItem<"sqli
   ];
 }
 
-/** After a write of these records (created, changed, deleted): their rows as their values now say. */
-export function reindexRecords(db: Database, recordIds: string[]): BatchItem<"sqlite">[] {
+/**
+ * After a write of these records (created, changed, deleted): their rows as their values now say.
+ * Records just created have no row to drop, which spares a creation one statement.
+ */
+export function reindexRecords(db: Database, recordIds: string[], created = false): BatchItem<"sqlite">[] {
   if (recordIds.length === 0) return [];
   const ids = JSON.stringify(recordIds);
   return reindexStatements(
     db,
     sql`r.id in (select value from json_each(${ids}))`,
-    sql`${recordSearchTerms.recordId} in (select value from json_each(${ids}))`,
+    created ? null : sql`${recordSearchTerms.recordId} in (select value from json_each(${ids}))`,
   );
 }
 

@@ -45,14 +45,12 @@ export function searchPhrases(q: string): string[][] {
 }
 
 /**
- * The phrases as an FTS5 query limited to one workspace: every phrase must match, in the record's
- * name or in its other values. Only runs of letters and digits reach FTS5, each phrase inside
- * double quotes, so nothing typed is read as query syntax.
+ * The phrases as an FTS5 query: every phrase must match, in the record's name or in its other
+ * values. Only runs of letters and digits reach FTS5, each phrase inside double quotes, so nothing
+ * typed is read as query syntax.
  */
-export function recordSearchExpression(workspaceId: string, phrases: string[][]): string {
-  const matches = phrases.map((phrase) => `"${phrase.join(" ")}"*`).join(" AND ");
-  return `workspace_id : "${wordsOf(workspaceId).join(" ")}" AND {name body} : (${matches})`;
-}
+export const recordSearchExpression = (phrases: string[][]): string =>
+  phrases.map((phrase) => `"${phrase.join(" ")}"*`).join(" AND ");
 
 /** Whether a phrase occurs in a value's words: consecutive, the last one as a prefix. */
 function occursIn(words: string[], phrase: string[]): boolean {
@@ -89,13 +87,15 @@ export async function searchRecordsIn(context: ServiceContext, query: QueryOf<ty
   const matches = db
     .select({
       recordId: recordSearchTerms.recordId,
-      score: sql<number>`bm25(${recordSearch}, 0.0, 10.0, 1.0)`.as("score"),
+      score: sql<number>`bm25(${recordSearch}, 10.0, 1.0)`.as("score"),
     })
     .from(recordSearch)
     .innerJoin(recordSearchTerms, sql`${recordSearchTerms.id} = ${recordSearch}.rowid`)
     .where(
       and(
-        sql`${recordSearch} match ${recordSearchExpression(workspaceId, phrases)}`,
+        sql`${recordSearch} match ${recordSearchExpression(phrases)}`,
+        // The workspace is checked on each match's row: see migration 0016 for why not in the match.
+        eq(recordSearchTerms.workspaceId, workspaceId),
         objectTypeIds
           ? sql`${recordSearchTerms.objectTypeId} in (select value from json_each(${JSON.stringify(objectTypeIds)}))`
           : undefined,

@@ -151,7 +151,12 @@ export function recordWriteStatements(
     ),
     ...reindexRecords(
       db,
-      [...creations, ...changes].map(({ row }) => row.id),
+      creations.map(({ row }) => row.id),
+      true,
+    ),
+    ...reindexRecords(
+      db,
+      changes.map(({ row }) => row.id),
     ),
     ...eventsStatement(db, actor, events, now),
   ];
