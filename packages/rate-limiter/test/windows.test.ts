@@ -7,6 +7,7 @@ import { LEASE_MS } from "../src/window-ledger";
 import {
   admit,
   anonymousWindows,
+  callerWindows,
   connectionWindow,
   inboundWindows,
   ipWindow,
@@ -84,6 +85,11 @@ describe("windowsFor", () => {
   it("leaves out the workspace and API key windows when the request has none", () => {
     const scopes = windowsFor({ ...request("b"), workspaceId: null, apiKeyId: undefined }).map((window) => window.scope);
     expect(scopes).toEqual(["organization", "identity", "route", "platform"]);
+  });
+
+  it("gives an MCP request that runs no route the caller's identity and key windows only", () => {
+    expect(callerWindows(request("c")).map((window) => window.key)).toEqual(["actor:org-c:actor-c", "key:key-c"]);
+    expect(callerWindows({ ...request("d"), apiKeyId: null }).map((window) => window.scope)).toEqual(["identity"]);
   });
 
   it("limits unauthenticated clients per IP", () => {
