@@ -205,6 +205,30 @@ describe("the endpoint's capabilities and limits", () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(1);
   }, 60_000);
 
+  it("counts a send preview, which runs no route, in the caller's own windows at no token cost", async () => {
+    const organization = await createOrganization({ workspaceCount: 1 });
+    const arguments_ = {
+      workspaceId: organization.workspaceIds[0],
+      mailbox: "sales@example.com",
+      to: ["ada@customer.example"],
+      subject: "Hi",
+      text: "Hello",
+    };
+    const response = await rawMcp(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 6,
+        method: "tools/call",
+        params: { name: "inbox_conversations_compose", arguments: arguments_ },
+      }),
+      { token: organization.key, headers: { "mcp-protocol-version": "2025-11-25" } },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("ratelimit-policy")).toMatch(/^"(identity|api_key)";q=180;w=60$/);
+    const { result } = (await jsonRpcMessage(response)) as { result: { structuredContent: { sent: boolean } } };
+    expect(result.structuredContent.sent).toBe(false);
+  });
+
   it("keys an app's identity window by organization: an installation's traffic does not spend another's", async () => {
     const [first, second] = await Promise.all([
       createOrganization({ workspaceCount: 1 }),

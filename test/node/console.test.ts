@@ -3,6 +3,7 @@ import axe from "axe-core";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorkers, startStack } from "../../scripts/lib/stack.mjs";
+import { setConsolePassword } from "./console-password";
 
 /**
  * The console as a new user meets it, in a real headless Chromium (Debian's package) against the
@@ -29,31 +30,14 @@ let stack: Awaited<ReturnType<typeof startStack>>;
 /** Plain http on `localhost`: a secure context to Chromium (127.0.0.1 is too), so it keeps the Secure `__Host-` cookie. */
 let origin: string;
 
-/**
- * Alice's console password in the format of workers/gateway/src/identity/passwords.ts (PBKDF2-SHA-256,
- * 100 000 iterations, `pbkdf2-sha256$<iterations>$<salt>$<hash>`). That module cannot be imported
- * here: it uses the Workers-only `crypto.subtle.timingSafeEqual`, which Node's types lack.
- */
-async function passwordHash(secret: string): Promise<string> {
-  const salt = crypto.getRandomValues(new Uint8Array(16));
-  const material = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), "PBKDF2", false, ["deriveBits"]);
-  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations: 100_000 }, material, 256);
-  const base64Url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
-  return `pbkdf2-sha256$100000$${base64Url(salt)}$${base64Url(new Uint8Array(bits))}`;
-}
-
 beforeAll(async () => {
   if (!existsSync(executablePath))
     throw new Error("Chromium is missing: scripts/toolchain.sh installs Debian's chromium package");
   buildWorkers();
   stack = await startStack();
   origin = new URL(stack.url).origin.replace("127.0.0.1", "localhost");
-  const control = await stack.mf.getD1Database("CONTROL_DB", "crm-gateway");
   // Alice, and erin (a member of Initech and Globex: the organization switcher).
-  await control
-    .prepare("UPDATE users SET password_hash = ? WHERE email IN (?, ?)")
-    .bind(await passwordHash(password), "alice@acme.example", "erin@initech.example")
-    .run();
+  for (const email of ["alice@acme.example", "erin@initech.example"]) await setConsolePassword(stack, email, password);
   browser = await chromium.launch({
     executablePath,
     args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-gpu"],

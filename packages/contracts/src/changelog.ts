@@ -47,7 +47,7 @@ export const changelog: Release[] = [
   {
     date: "2026-11-26",
     title:
-      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, conditional requests, the console as a product, background work that recovers, security fixes",
+      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, conditional requests, the console as a product, background work that recovers, security and protocol fixes",
     changes: [
       {
         category: "addition",
@@ -237,6 +237,40 @@ export const changelog: Release[] = [
         summary:
           "The console and the unsubscribe pages send `X-Frame-Options: DENY` beside `frame-ancestors 'none'`; the unsubscribe pages also a content security policy and no Referer.",
         routes: ["GET /email/unsubscribe", "POST /email/unsubscribe", "GET /console/sign-in"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Requests without a valid credential (public routes, inbound webhooks before their signature is checked, failed authentications) no longer count in the platform window: they meet the client address's window and one window for all anonymous traffic (`anonymous`, 2 000 a minute), so no volume of them can refuse a signed-in tenant. A provider connection's 600-a-minute window counts only deliveries whose signature verified.",
+        routes: [
+          "GET /changelog",
+          "POST /integrations/meeting-notes/webhooks/{connectionId}",
+          "POST /calling/webhooks/{provider}/{connectionId}",
+        ],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Console sign-in takes its slot in the per-address (20) and per-account (5) windows before the password is checked and gives it back when the password was right, so parallel attempts cannot pass a full window; `/oauth/revoke` is limited per client address like `/oauth/token` (60 a minute, the slot taken before the client secret is checked).",
+        routes: ["POST /console/sign-in", "POST /oauth/token", "POST /oauth/revoke"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          'MCP: `/api/v1/mcp` is an OAuth resource of its own (`/.well-known/oauth-protected-resource/api/v1/mcp`, `resource` `<origin>/api/v1/mcp`; tokens for either MCP resource work on both paths). The 401 challenge names the read scopes as `scope`; a tool call whose OAuth token lacks the tool\'s scope is HTTP 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` so clients can step up (an API key still gets the tool error). `initialize`, `tools/list`, `ping` and utility tools count in the caller\'s identity and key windows at no token cost; MCP answers carry `RateLimit-Policy` / `RateLimit`; `tools.listChanged` is no longer declared; the `Origin` check compares ports.',
+        routes: ["POST /mcp", "GET /.well-known/oauth-protected-resource/api/v1/mcp"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          'The MCP tool `inbox_compose_drafts_send` follows the `sendMode` rule: without `sendMode: "send"` it answers a preview of the saved draft and sends nothing; `sendMode: "draft"` leaves the draft as it is.',
+        routes: ["POST /inbox/drafts/{draftId}/send"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "`GET /usage` needs a credential without a workspace limit (the ledger covers the whole organization): a key limited to some workspaces gets 403 `workspace_forbidden`. The identity rate-limit window is kept per organization, so an app installed in several organizations has a budget in each.",
+        routes: ["GET /usage"],
       },
     ],
   },

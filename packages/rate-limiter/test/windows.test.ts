@@ -5,7 +5,16 @@ import { LeaseHolder } from "../src/lease-holder";
 import type { RateLimiter } from "../src/limiter-object";
 import { LEASE_MS } from "../src/window-ledger";
 import type { RateWindow } from "../src/window-types";
-import { admit, anonymousWindows, connectionWindow, inboundWindows, ipWindow, leaseCounters, windowsFor } from "../src/windows";
+import {
+  admit,
+  anonymousWindows,
+  callerWindows,
+  connectionWindow,
+  inboundWindows,
+  ipWindow,
+  leaseCounters,
+  windowsFor,
+} from "../src/windows";
 
 const START = Date.UTC(2026, 10, 23, 12, 0, 0);
 
@@ -76,6 +85,11 @@ describe("windowsFor", () => {
   it("leaves out the workspace and API key windows when the request has none", () => {
     const scopes = windowsFor({ ...request("b"), workspaceId: null, apiKeyId: undefined }).map((window) => window.scope);
     expect(scopes).toEqual(["organization", "identity", "route", "platform"]);
+  });
+
+  it("gives an MCP request that runs no route the caller's identity and key windows only", () => {
+    expect(callerWindows(request("c")).map((window) => window.key)).toEqual(["actor:org-c:actor-c", "key:key-c"]);
+    expect(callerWindows({ ...request("d"), apiKeyId: null }).map((window) => window.scope)).toEqual(["identity"]);
   });
 
   it("limits unauthenticated clients per IP", () => {

@@ -16,7 +16,7 @@ import { admitCaller } from "../pipeline/admit";
 import { type Actor, authenticate } from "../pipeline/authenticate";
 import { insufficientScope } from "../pipeline/credential-errors";
 import { gatewayCall } from "../pipeline/operation-call";
-import { routeToolNamed } from "./route-tools";
+import { type RouteTool, routeToolNamed } from "./route-tools";
 import { calledTool, mcpServer } from "./server";
 import type { McpCaller } from "./tool-call";
 
@@ -74,15 +74,10 @@ function challenged(error: unknown, resource: string): unknown {
  * scopes to ask for (those the token has and the tool's), so that the client can step up. An API key
  * cannot be stepped up: it gets the tool's error result as any other refusal.
  */
-function missingScope(actor: Actor, tool: ReturnType<typeof routeToolNamed>): ApiError | null {
+function missingScope(actor: Actor, tool: RouteTool | undefined): ApiError | null {
   const needed = tool?.operation.scope;
   if (actor.credential.type !== "oauth" || !needed || actor.scopes.includes(needed)) return null;
-  const refusal = insufficientScope(needed);
-  const challenge = refusal.headers["www-authenticate"]?.replace(
-    `scope="${needed}"`,
-    `scope="${[...actor.scopes, needed].join(" ")}"`,
-  );
-  return new ApiError(refusal.code, refusal.message, refusal.details, { "www-authenticate": challenge ?? "" });
+  return insufficientScope(needed, [...actor.scopes, needed]);
 }
 
 /** The `RateLimit-Policy` / `RateLimit` headers of what the request was admitted or refused by, on its HTTP answer. */

@@ -1,5 +1,6 @@
 import { ApiError, type ErrorBody, errorBody, logUnexpectedError, toApiError } from "@crm/contracts";
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { admitCaller } from "../pipeline/admit";
 import type { Actor } from "../pipeline/authenticate";
 import { authorize, organizationHeader } from "../pipeline/authorize";
 import type { GatewayCall, OperationRequest } from "../pipeline/operation-call";
@@ -122,20 +123,25 @@ async function runRouteTool(caller: McpCaller, tool: RouteTool, args: ToolArgume
 
 /**
  * A sending tool without `sendMode`: what would be sent, and nothing done. Scope is checked so a
- * preview never promises what the credential may not send; no window is charged for a message given
- * in the arguments. A tool that sends a saved draft previews the draft itself, read as its draft
- * tool reads it (a read, charged as one).
+ * preview never promises what the credential may not send. A message given in the arguments costs no
+ * tokens and counts in the caller's identity and key windows only, as every MCP request that runs
+ * no route; a tool that sends a saved draft previews the draft itself, read as its draft tool reads
+ * it (a read, limited and charged as one).
  */
 async function preview(caller: McpCaller, tool: RouteTool, draftTool: string, args: ToolArguments): Promise<CallToolResult> {
+  const savedDraft = routeToolNamed(caller.origin, draftTool);
+  const readsSavedDraft = savedDraft?.operation.method === "get";
   try {
     authorize(tool.operation, caller.actor, operationRequest(caller, tool, args));
+    if (!readsSavedDraft) caller.limits = await admitCaller(caller.call, caller.actor);
   } catch (failure) {
-    return errorResult(errorBody(toApiError(failure), caller.call.requestId));
+    const error = toApiError(failure);
+    noteLimits(caller, error.headers);
+    return errorResult(errorBody(error, caller.call.requestId));
   }
   const { idempotencyKey: _, ...message } = args;
   let previewed: unknown = message;
-  const savedDraft = routeToolNamed(caller.origin, draftTool);
-  if (savedDraft?.operation.method === "get") {
+  if (savedDraft && readsSavedDraft) {
     const read = await runRouteTool(caller, savedDraft, message);
     if (read.isError) return read;
     previewed = read.structuredContent;

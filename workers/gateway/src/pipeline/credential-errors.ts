@@ -11,13 +11,14 @@ export const invalidToken = (reason: string) =>
     "www-authenticate": `${realm}, error="invalid_token"`,
   });
 
-export const insufficientScope = (scope: Scope) =>
+/** `askFor`: the scopes the challenge tells a client to request (an MCP step-up keeps those it has). */
+export const insufficientScope = (scope: Scope, askFor: readonly Scope[] = [scope]) =>
   new ApiError(
     "insufficient_scope",
     `This operation needs the scope ${scope}`,
     { requiredScope: scope },
     {
-      "www-authenticate": `${realm}, error="insufficient_scope", scope="${scope}"`,
+      "www-authenticate": `${realm}, error="insufficient_scope", scope="${askFor.join(" ")}"`,
     },
   );
 
