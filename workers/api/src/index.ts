@@ -1,4 +1,5 @@
 import { createApp } from "./app";
+import { purgeAbandonedSends } from "./domain/inbox/mail/send";
 import { deliverBatch } from "./domain/webhooks/deliver";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { fanOut } from "./domain/webhooks/fanout";
@@ -40,7 +41,11 @@ export default {
   },
   async scheduled(_controller, env) {
     await Promise.all(
-      everyShard(env).flatMap((shard) => [purgeExpiredIdempotencyKeys(shard.db), dispatchOutbox(shard, env, sweepAfterMs)]),
+      everyShard(env).flatMap((shard) => [
+        purgeExpiredIdempotencyKeys(shard.db),
+        purgeAbandonedSends(shard.db),
+        dispatchOutbox(shard, env, sweepAfterMs),
+      ]),
     );
   },
 } satisfies ExportedHandler<RegionEnv, EventsMessage | DeliveryMessage>;
