@@ -140,7 +140,7 @@ export async function updateComposeDraftOf(
   changes: BodyOf<typeof operations.updateComposeDraft>,
 ): Promise<ComposeDraft> {
   const { db } = context;
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Draft",
     named: Object.keys(changes),
     read: () => loadDraft(context, draftId, "write"),

@@ -123,7 +123,7 @@ export async function updateConversationOf(
   const assigneeUserIds = changes.assigneeUserIds && [...new Set(changes.assigneeUserIds)];
   const linkedRecordIds = changes.linkedRecordIds && [...new Set(changes.linkedRecordIds)];
   const shown = async (row: ConversationRow) => (await conversationResponses(db, row.workspaceId, [row]))[0] as Conversation;
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Conversation",
     named: Object.keys(changes),
     read: async () => {

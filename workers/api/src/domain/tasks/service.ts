@@ -85,7 +85,7 @@ export async function updateTaskOf(
 ): Promise<TaskResponse> {
   const { db, actor } = context;
   const assigneeUserIds = changes.assigneeUserIds && [...new Set(changes.assigneeUserIds)];
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Task",
     named: Object.keys(changes),
     read: async () => {
