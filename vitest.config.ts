@@ -123,6 +123,14 @@ const stackProject = (
           WEBHOOK_BURST_US: { className: "WebhookBurst", scriptName: "crm-api-us", useSQLite: true },
           WEBHOOK_ENDPOINTS_US: { className: "WebhookEndpoint", scriptName: "crm-api-us", useSQLite: true },
         },
+        // Real send_email bindings that refuse some recipients: the faults a resumed send meets
+        // (test/inbox-send-resume.test.ts). The first refuses the second recipient, the other the first.
+        email: {
+          send_email: [
+            { name: "MAIL_REFUSING_SECOND", allowed_destination_addresses: ["first@resume.example", "third@resume.example"] },
+            { name: "MAIL_REFUSING_FIRST", allowed_destination_addresses: ["second@resume.example", "third@resume.example"] },
+          ],
+        },
         // The us queues, for tests of the outbox sweeper and of redelivered deliveries.
         queueProducers: { EVENTS_US: "crm-events-us", DELIVERIES_US: "crm-deliveries-us" },
         workers: [regionWorker("us", name, regionBindings), regionWorker("eu", name, regionBindings)],

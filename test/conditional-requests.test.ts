@@ -89,6 +89,28 @@ describe("If-Match", () => {
   });
 });
 
+describe("If-Match under concurrency", () => {
+  it("lets exactly one of eight concurrent PATCHes holding the same ETag write, the others 412", async () => {
+    const { key, path } = await aTask();
+    const etag = (await call(path, { key })).headers.get("etag") as string;
+    const changes = [
+      { title: "One" },
+      { status: "done" },
+      { dueAt: 1_900_000_000_000 },
+      { descriptionHtml: "<p>Four</p>" },
+      { title: "Five" },
+      { status: "in_progress" },
+      { dueAt: 1_900_000_000_001 },
+      { descriptionHtml: "<p>Eight</p>" },
+    ];
+    const responses = await Promise.all(
+      changes.map((json) => call(path, { method: "PATCH", key, json, headers: { "if-match": etag } })),
+    );
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses).toEqual([200, 412, 412, 412, 412, 412, 412, 412]);
+  });
+});
+
 describe("the MCP update tools", () => {
   it("take ifMatch, and hand the ETag back in _meta", async () => {
     const { key, taskId } = await aTask();

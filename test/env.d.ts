@@ -21,6 +21,9 @@ declare global {
       WEBHOOK_ENDPOINTS_US: DurableObjectNamespace<WebhookEndpoint>;
       EVENTS_US: Queue<EventsMessage>;
       DELIVERIES_US: Queue<DeliveryMessage>;
+      /** Real send_email bindings that refuse one recipient each (see vitest.config.ts). */
+      MAIL_REFUSING_SECOND: SendEmail;
+      MAIL_REFUSING_FIRST: SendEmail;
       /** The webhook receiver of test/node/receiver.ts. */
       RECEIVER_URL: string;
     }

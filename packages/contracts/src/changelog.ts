@@ -47,7 +47,7 @@ export const changelog: Release[] = [
   {
     date: "2026-11-26",
     title:
-      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, conditional requests, the console as a product, background work that recovers, security and protocol fixes",
+      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, writes that never lose an update and conditional requests, the console as a product, background work that recovers, security and protocol fixes",
     changes: [
       {
         category: "addition",
@@ -271,6 +271,78 @@ export const changelog: Release[] = [
         summary:
           "`GET /usage` needs a credential without a workspace limit (the ledger covers the whole organization): a key limited to some workspaces gets 403 `workspace_forbidden`. The identity rate-limit window is kept per organization, so an app installed in several organizations has a budget in each.",
         routes: ["GET /usage"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "A PATCH writes only the properties it names, and only while the resource is as it read it: concurrent changes of different properties all stay. When a concurrent request changed a property this one also sets, the other whole value stands and this request is 409 `conflict` (`details.fields` names them): read the resource again and retry. State the server set on its own (a subscription disabled after a 410) is never undone by a PATCH that does not name it.",
+        routes: [
+          "PATCH /tasks/{taskId}",
+          "PATCH /notes/{noteId}",
+          "PATCH /records/{recordId}",
+          "PATCH /crm/objects/{objectTypeId}",
+          "PATCH /crm/fields/{fieldDefinitionId}",
+          "PATCH /crm/fields/{fieldDefinitionId}/options/{fieldOptionId}",
+          "PATCH /crm/views/{viewId}",
+          "PATCH /inbox/views/{inboxViewId}",
+          "PATCH /inbox/conversations/{conversationId}",
+          "PATCH /inbox/drafts/{draftId}",
+          "PATCH /webhooks/{webhookId}",
+        ],
+      },
+      {
+        category: "addition",
+        summary:
+          "Conditional requests: every single-resource GET answers a strong `ETag` and 304 without a body for an `If-None-Match` naming it; PATCH, PUT and DELETE of those resources take `If-Match` and answer 412 `precondition_failed`, nothing written, when the resource changed since; PATCH and PUT answer the `ETag` of the resource after the change. Declared per operation in the OpenAPI document. The MCP update and delete tools of those resources take an optional `ifMatch`, and tool results carry the resource's ETag in `_meta.etag`.",
+        routes: [
+          "GET /tasks/{taskId}",
+          "PATCH /tasks/{taskId}",
+          "DELETE /tasks/{taskId}",
+          "GET /notes/{noteId}",
+          "PATCH /notes/{noteId}",
+          "DELETE /notes/{noteId}",
+          "GET /records/{recordId}",
+          "PATCH /records/{recordId}",
+          "DELETE /records/{recordId}",
+          "GET /crm/views/{viewId}",
+          "PATCH /crm/views/{viewId}",
+          "DELETE /crm/views/{viewId}",
+          "GET /inbox/conversations/{conversationId}",
+          "PATCH /inbox/conversations/{conversationId}",
+          "GET /inbox/conversations/{conversationId}/draft",
+          "PUT /inbox/conversations/{conversationId}/draft",
+          "DELETE /inbox/conversations/{conversationId}/draft",
+          "GET /inbox/drafts/{draftId}",
+          "PATCH /inbox/drafts/{draftId}",
+          "DELETE /inbox/drafts/{draftId}",
+          "GET /webhooks/{webhookId}",
+          "PATCH /webhooks/{webhookId}",
+          "DELETE /webhooks/{webhookId}",
+          "GET /meetings/{meetingId}",
+          "POST /mcp",
+        ],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "A send to several recipients that fails part-way resumes: retried with the same `Idempotency-Key` (or a draft sent again), it sends only to the recipients not yet reached, with the same Message-ID, and stores the conversation once. A draft whose send failed can be sent again at once.",
+        routes: [
+          "POST /inbox/conversations",
+          "POST /inbox/conversations/{conversationId}/messages",
+          "POST /inbox/drafts/{draftId}/send",
+        ],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "After `rotate-secret` answers, the very next delivery is signed with the new secret (beside the old one for 24 hours); two rotations at once keep each other's secrets in order.",
+        routes: ["POST /webhooks/{webhookId}/rotate-secret", "POST /integrations/connections/{connectionId}/rotate-secret"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Calling provider events older than the stored call state change nothing of it: an earlier `call.started` keeps the later start and title, an earlier `call.ended` the later end and duration.",
+        routes: ["POST /calling/webhooks/{provider}/{connectionId}"],
       },
     ],
   },

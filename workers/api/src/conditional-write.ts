@@ -2,7 +2,7 @@ import { ApiError } from "@crm/contracts";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Database } from "./env";
+import type { Database, ServiceContext } from "./env";
 
 /**
  * Writes that never lose an update (DESIGN.md section 2). A change writes only the columns its
@@ -85,15 +85,31 @@ export interface ConditionalChange<Read, Result> {
 const differs = (before: object, after: object, key: string) =>
   JSON.stringify((before as Record<string, unknown>)[key]) !== JSON.stringify((after as Record<string, unknown>)[key]);
 
-/** The one way a PATCH (or PUT) changes a resource: planned from a read, written conditionally, replanned when the row moved. */
-export async function changeWithoutLoss<Read, Result>(change: ConditionalChange<Read, Result>): Promise<Result> {
+const versionOf = (shown: object) => (shown as { updatedAt?: unknown }).updatedAt;
+
+const preconditionFailed = () =>
+  new ApiError("precondition_failed", "The resource changed since the version If-Match names; read it again");
+
+/**
+ * The one way a PATCH (or PUT) changes a resource: planned from a read, written conditionally,
+ * replanned when the row moved. Under `If-Match` (`precondition`: the `updatedAt` of the version it
+ * named, set by the precondition step) the change applies to that version only: a row that moved
+ * since is 412, never replanned.
+ */
+export async function changeWithoutLoss<Read, Result>(
+  context: Pick<ServiceContext, "precondition">,
+  change: ConditionalChange<Read, Result>,
+): Promise<Result> {
+  const { precondition } = context;
   const first = await change.read();
+  if (precondition !== undefined && versionOf(change.shown(first)) !== precondition) throw preconditionFailed();
   let current = first;
   for (let attempt = 1; ; attempt++) {
     try {
       return await change.write(current);
     } catch (error) {
       if (!(error instanceof RowMoved)) throw error;
+      if (precondition !== undefined) throw preconditionFailed();
     }
     current = await change.read();
     const taken = change.named.filter((key) => differs(change.shown(first), change.shown(current), key));

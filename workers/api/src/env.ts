@@ -70,10 +70,12 @@ export interface RegionVariables {
   directory: Directory;
   /** Set by a handler whose response shows a secret (see `keepSecretsFromReplay`). */
   responseSecrets?: ResponseSecrets;
+  /** The `updatedAt` of the version `If-Match` named (`conditional-requests.ts`): a change applies to it only. */
+  precondition?: number;
 }
 
 /** What a domain service needs of the request it serves: handlers pass `c.var`. */
-export type ServiceContext = Pick<RegionVariables, "db" | "actor" | "cursorSecret" | "directory">;
+export type ServiceContext = Pick<RegionVariables, "db" | "actor" | "cursorSecret" | "directory" | "precondition">;
 
 export type AppEnv = { Bindings: RegionEnv; Variables: RegionVariables };
 

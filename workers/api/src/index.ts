@@ -1,5 +1,6 @@
 import { createApp } from "./app";
 import { pruneEvents } from "./domain/events-feed/stored-events";
+import { purgeAbandonedSends } from "./domain/inbox/mail/send";
 import { deliverBatch } from "./domain/webhooks/deliver";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { fanOut } from "./domain/webhooks/fanout";
@@ -43,6 +44,7 @@ export default {
     await Promise.all(
       everyShard(env).flatMap((shard) => [
         purgeExpiredIdempotencyKeys(shard.db),
+        purgeAbandonedSends(shard.db),
         dispatchOutbox(shard, env, sweepAfterMs),
         pruneEvents(shard.db),
       ]),

@@ -264,6 +264,25 @@ export const unsubscribedAddresses = sqliteTable(
 );
 
 /**
+ * The recipients a send already reached, one row each, written before the next recipient is tried
+ * (`workers/api/src/domain/inbox/mail/send.ts`): a retry of the same send (`send_key`: its
+ * Idempotency-Key, or its draft) skips them and reuses the Message-ID and time.
+ */
+export const outboundSends = sqliteTable(
+  "outbound_sends",
+  {
+    sendKey: text("send_key").notNull(),
+    /** Lower-cased address. */
+    recipient: text("recipient").notNull(),
+    /** The message's own Message-ID (without angle brackets), the same in every copy. */
+    messageId: text("message_id").notNull(),
+    sentAtMs: integer("sent_at_ms").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.sendKey, table.recipient] }), index("outbound_sends_created").on(table.createdAt)],
+);
+
+/**
  * The FTS5 index behind `q`, one row per message. Declared here only so that rows are inserted with
  * typed queries in the batch that stores the message: drizzle can neither create a virtual table
  * (migration 0008 does, in SQL) nor express `MATCH` (`workers/api/src/domain/inbox/search.ts`).

@@ -73,7 +73,7 @@ export async function updateFieldOptionOf(
   changes: BodyOf<typeof operations.updateFieldOption>,
 ) {
   const { db } = context;
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Option",
     named: Object.keys(changes),
     read: async () => {

@@ -79,7 +79,7 @@ export async function updateFieldOf(
       .orderBy(asc(fieldOptions.position));
     return { field, options };
   };
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Field",
     named: Object.keys(changes),
     read: readField,

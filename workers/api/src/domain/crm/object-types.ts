@@ -78,7 +78,7 @@ export async function updateObjectTypeOf(
   objectTypeId: string,
   changes: BodyOf<typeof operations.updateObjectType>,
 ) {
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Object type",
     named: Object.keys(changes),
     read: async () => {

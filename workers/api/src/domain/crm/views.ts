@@ -102,7 +102,7 @@ const shapeKeys = ["type", "config", "kanbanFieldDefinitionId", "kanbanWinOption
  */
 export async function updateViewOf(context: ServiceContext, viewId: string, changes: BodyOf<typeof operations.updateView>) {
   const { db } = context;
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "View",
     named: Object.keys(changes),
     read: () => loadView(context, viewId, "manager"),

@@ -19,8 +19,8 @@ const { composeDrafts } = regional;
 type ComposeDraftRow = typeof composeDrafts.$inferSelect;
 
 /**
- * How long a send's claim holds. A send that failed unexpectedly (mail may be out) keeps the draft
- * claimed this long rather than invite a second copy at once; refusals release it straight away.
+ * How long a send's claim holds when the Worker dies mid-send (nothing released it). A send that
+ * failed releases it at once: the recipients it reached are recorded, so sending again reaches only the others.
  */
 const sendClaimMs = 120_000;
 
@@ -140,7 +140,7 @@ export async function updateComposeDraftOf(
   changes: BodyOf<typeof operations.updateComposeDraft>,
 ): Promise<ComposeDraft> {
   const { db } = context;
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Draft",
     named: Object.keys(changes),
     read: () => loadDraft(context, draftId, "write"),
@@ -216,11 +216,12 @@ export async function sendComposeDraftOf(context: ServiceContext, outbox: Outbox
       inReplyTo: null,
       references: [],
       alongside: [db.delete(composeDrafts).where(eq(composeDrafts.id, draftId))],
+      sendKey: `draft:${draftId}`,
     });
   } catch (error) {
-    if (error instanceof ApiError) {
-      await db.update(composeDrafts).set({ sendingUntil: null }).where(eq(composeDrafts.id, draftId));
-    }
+    // Whatever stopped it, the recipients it reached are recorded under the draft: sending it again
+    // reaches only the others, so the claim goes at once.
+    await db.update(composeDrafts).set({ sendingUntil: null }).where(eq(composeDrafts.id, draftId));
     throw error;
   }
 }

@@ -126,7 +126,7 @@ export async function updateConversationOf(
   const linkedRecordIds = changes.linkedRecordIds && [...new Set(changes.linkedRecordIds)];
   const tagIds = changes.tagIds && [...new Set(changes.tagIds)];
   const shown = async (row: ConversationRow) => (await conversationResponses(context, row.workspaceId, [row]))[0] as Conversation;
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Conversation",
     named: Object.keys(changes),
     read: async () => {

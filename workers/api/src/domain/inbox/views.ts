@@ -142,7 +142,7 @@ export async function updateInboxViewOf(
   changes: BodyOf<typeof operations.updateInboxView>,
 ): Promise<InboxView> {
   const { db, actor } = context;
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Inbox view",
     named: Object.keys(changes),
     read: async () => {

@@ -67,7 +67,7 @@ export const readNote = async (context: ServiceContext, noteId: string) => noteR
 /** Changes a note's named properties, conditionally (`changeWithoutLoss`); `note.updated` lists the keys whose value changed, as tasks and records do. */
 export async function updateNoteOf(context: ServiceContext, noteId: string, changes: BodyOf<typeof operations.updateNote>) {
   const { db, actor } = context;
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Note",
     named: Object.keys(changes),
     read: () => loadNote(context, noteId, "member"),

@@ -65,13 +65,14 @@ export async function readRecord({ db, actor }: ServiceContext, recordId: string
 /** Changes the named fields of a record, conditionally (`changeWithoutLoss`). */
 export async function updateRecordOf(context: ServiceContext, recordId: string, fields: Record<string, unknown>) {
   const { db, actor } = context;
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Record",
     named: Object.keys(fields),
     read: async () => {
       const row = await loadRecord(context, recordId, "member");
       const [shown] = await recordResponses(db, await recordFields(db, row.objectTypeId), [row]);
-      return { row, shown: shown?.fields ?? {} };
+      // The fields by key, and the version `If-Match` names.
+      return { row, shown: { ...shown?.fields, updatedAt: row.updatedAt } };
     },
     shown: (read) => read.shown,
     write: ({ row }) => writeRecordChanges(db, actor, row, fields),

@@ -88,7 +88,7 @@ export async function readTask(context: ServiceContext, taskId: string) {
 export async function updateTaskOf(context: ServiceContext, taskId: string, changes: BodyOf<typeof operations.updateTask>) {
   const { db, actor } = context;
   const assigneeUserIds = changes.assigneeUserIds && [...new Set(changes.assigneeUserIds)];
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Task",
     named: Object.keys(changes),
     read: async () => {

@@ -439,19 +439,32 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     return { id: newId("att", now), createdAt: now, ...attempt };
   }
 
-  /** The subscription as of at most a second ago; one read at a time. */
+  /**
+   * The subscription as of at most a second ago; one read at a time. A read that returns a row older
+   * than one `subscriptionChanged` handed over meanwhile keeps the newer.
+   */
   async #subscriptionRow(id: string): Promise<WebhookRow | undefined> {
     if (this.#subscription && Date.now() - this.#subscription.at < subscriptionFreshMs) return this.#subscription.row;
     this.#loading ??= (async () => {
       try {
         const [row] = await this.#db.select().from(webhooks).where(eq(webhooks.id, id));
-        this.#subscription = { row, at: Date.now() };
-        return row;
+        const known = this.#subscription?.row;
+        if (!known || !row || row.updatedAt >= known.updatedAt) this.#subscription = { row, at: Date.now() };
+        return this.#subscription?.row;
       } finally {
         this.#loading = null;
       }
     })();
     return this.#loading;
+  }
+
+  /**
+   * The subscription as a request just stored it (a rotated secret), handed over before that request
+   * answers: every delivery signed after the answer uses it, not a row read up to a second before.
+   */
+  async subscriptionChanged(row: WebhookRow): Promise<void> {
+    const known = this.#subscription?.row;
+    if (!known || row.updatedAt >= known.updatedAt) this.#subscription = { row, at: Date.now() };
   }
 
   /**

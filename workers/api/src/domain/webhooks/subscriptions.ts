@@ -96,7 +96,7 @@ export async function updateWebhookOf(
   changes: BodyOf<typeof operations.updateWebhook>,
 ) {
   const { db } = context;
-  return changeWithoutLoss({
+  return changeWithoutLoss(context, {
     what: "Webhook",
     named: Object.keys(changes),
     read: () => loadWebhook(context, webhookId),

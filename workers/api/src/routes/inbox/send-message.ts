@@ -1,6 +1,9 @@
 import type { operations } from "@crm/contracts";
-import { outboxOf, replyInConversation } from "../../domain/inbox/mail/send";
+import { outboxOf, replyInConversation, retriedSendKey } from "../../domain/inbox/mail/send";
 import type { OperationHandler } from "../../handler";
 
-export const sendMessage: OperationHandler<typeof operations.sendMessage> = async (c) =>
-  c.json(await replyInConversation(c.var, outboxOf(c.env), c.req.valid("param").conversationId, c.req.valid("json")), 201);
+export const sendMessage: OperationHandler<typeof operations.sendMessage> = async (c) => {
+  const sendKey = retriedSendKey(c.var, c.req.header("idempotency-key"));
+  const { conversationId } = c.req.valid("param");
+  return c.json(await replyInConversation(c.var, outboxOf(c.env), conversationId, c.req.valid("json"), sendKey), 201);
+};

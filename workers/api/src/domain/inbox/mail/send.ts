@@ -9,10 +9,11 @@ import {
   signUnsubscribeLink,
 } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, lt } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { requireRole, requireWorkspace, type WorkspaceAccess } from "../../../access";
 import type { Database, RegionEnv, ServiceContext } from "../../../env";
+import { parseIdempotencyKey } from "../../../idempotency";
 import type { BodyOf } from "../../../inputs";
 import { sanitizedContent } from "../../content/description";
 import { loadConversation } from "../conversations";
@@ -21,7 +22,7 @@ import { storeMessage } from "../store-message";
 import { outgoingMime } from "./mime";
 import { sentMimeKey } from "./storage";
 
-const { conversations, mailboxes, messages, unsubscribedAddresses } = regional;
+const { conversations, mailboxes, messages, outboundSends, unsubscribedAddresses } = regional;
 
 /** What sending needs of the region besides the request: its bindings and where its links point. */
 export interface Outbox {
@@ -56,7 +57,16 @@ export interface Outgoing {
   conversationId?: string;
   /** Statements written in the same D1 batch as the message (a sent draft's deletion). */
   alongside?: BatchItem<"sqlite">[];
+  /**
+   * Names the send across retries (`retriedSendKey`, or a draft's id): the recipients it already
+   * reached are recorded under it, and a retry sends only to the others.
+   */
+  sendKey?: string | undefined;
 }
+
+/** The send a client retries under the same `Idempotency-Key` resumes where the failed one stopped. */
+export const retriedSendKey = (context: ServiceContext, idempotencyKey: string | undefined) =>
+  idempotencyKey === undefined ? undefined : `key:${context.actor.credential.id}:${parseIdempotencyKey(idempotencyKey)}`;
 
 type Sent = { conversation: Conversation; message: Message };
 
@@ -78,6 +88,7 @@ export async function composeConversationOf(
   context: ServiceContext,
   outbox: Outbox,
   body: BodyOf<typeof operations.composeConversation>,
+  sendKey?: string,
 ): Promise<Sent> {
   const { db, actor } = context;
   const { access } = await requireWorkspace(db, actor, body.workspaceId);
@@ -92,6 +103,7 @@ export async function composeConversationOf(
     html: body.html,
     inReplyTo: null,
     references: [],
+    sendKey,
   });
 }
 
@@ -126,6 +138,7 @@ export async function replyInConversation(
   outbox: Outbox,
   conversationId: string,
   body: BodyOf<typeof operations.sendMessage>,
+  sendKey?: string,
 ): Promise<Sent> {
   const { db } = context;
   // A conversation linked to no record does not exist for record-scoped members (404, as when they read it).
@@ -160,6 +173,7 @@ export async function replyInConversation(
     // The parent's References plus the parent (RFC 5322 section 3.6.4), the newest 20.
     references: latest ? [...latest.references, latest.messageIdHeader].slice(-20) : [],
     conversationId: conversation.id,
+    sendKey,
   });
 }
 
@@ -197,6 +211,11 @@ function defaultRecipients(latest: MessageRow | undefined, latestInbound: Messag
  * Sends one message: refuses unsubscribed recipients before anything goes out, sends one MIME
  * message per recipient (each with its own unsubscribe link, all with our Message-ID), stores the
  * message once through `storeMessage` (outbound, `message.sent`), and keeps each raw MIME in R2.
+ *
+ * Invariant: under a `sendKey`, every recipient a copy left for has its `outbound_sends` row before
+ * the next recipient is tried, and the rows go in the batch that stores the message. A send that
+ * stops anywhere (a refusing binding, a crash) therefore leaves exactly the reached recipients
+ * recorded; its retry sends to the others only, with the same Message-ID, and stores it once.
  */
 export async function send(context: ServiceContext, outbox: Outbox, outgoing: Outgoing): Promise<Sent> {
   const { db, actor } = context;
@@ -223,9 +242,12 @@ export async function send(context: ServiceContext, outbox: Outbox, outgoing: Ou
     });
   }
 
+  const { sendKey } = outgoing;
+  const reached = sendKey ? await db.select().from(outboundSends).where(eq(outboundSends.sendKey, sendKey)) : [];
   const domain = outgoing.mailbox.address.split("@")[1] as string;
-  const messageId = `${crypto.randomUUID()}@${domain}`;
-  const sentAtMs = Date.now();
+  const messageId = reached[0]?.messageId ?? `${crypto.randomUUID()}@${domain}`;
+  const sentAtMs = reached[0]?.sentAtMs ?? Date.now();
+  const alreadySent = new Set(reached.map((row) => row.recipient));
   const raws = new Map<string, string>();
   for (const recipient of recipients) {
     const token = await signUnsubscribeLink(
@@ -245,10 +267,21 @@ export async function send(context: ServiceContext, outbox: Outbox, outgoing: Ou
       references: outgoing.references,
       unsubscribeUrl: `${outbox.publicOrigin}/api/v1/email/unsubscribe?token=${encodeURIComponent(token)}`,
     });
+    raws.set(recipient, raw);
+    if (alreadySent.has(recipient)) continue;
     // The local binding may answer with a Message-ID of its own; threading keeps ours, which is in the mail.
     await outbox.sender.send(new EmailMessage(outgoing.mailbox.address, recipient, raw));
-    raws.set(recipient, raw);
+    if (sendKey) {
+      await db
+        .insert(outboundSends)
+        .values({ sendKey, recipient, messageId, sentAtMs, createdAt: Date.now() })
+        .onConflictDoNothing();
+    }
   }
+  const alongside = [
+    ...(outgoing.alongside ?? []),
+    ...(sendKey ? [db.delete(outboundSends).where(eq(outboundSends.sendKey, sendKey))] : []),
+  ];
 
   const stored = await storeMessage(
     db,
@@ -267,7 +300,7 @@ export async function send(context: ServiceContext, outbox: Outbox, outgoing: Ou
       sentAtMs,
       attachments: [],
       ...(outgoing.conversationId ? { conversationId: outgoing.conversationId } : {}),
-      ...(outgoing.alongside ? { alongside: outgoing.alongside } : {}),
+      alongside,
     },
     actor.actor,
   );
@@ -295,4 +328,9 @@ async function sentResponse(
   const [conversationBody] = await conversationResponses(context, workspaceId, [conversation as ConversationRow]);
   const [messageBody] = await messageResponses(db, [message as MessageRow]);
   return { conversation: conversationBody as Conversation, message: messageBody as Message };
+}
+
+/** Drops the recipients recorded for sends never retried within a day (run by the cron trigger beside idempotency records). */
+export async function purgeAbandonedSends(db: Database, now = Date.now()) {
+  await db.delete(outboundSends).where(lt(outboundSends.createdAt, now - 24 * 60 * 60 * 1000));
 }
