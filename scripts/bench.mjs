@@ -6,12 +6,14 @@
 //   npm run bench -- --only=pipeline|records|webhooks|oauth|inbox|meetings|mcp|catalogue|scale   one scenario
 //   npm run bench -- --only=drain                                                               the outbox drain alone
 //   npm run bench -- --only=records --records=1000000                                          the records at another size
+//   npm run bench -- --only=events [--events-million]                                          the events feed and replay
 import { gzipSync } from "node:zlib";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { Webhook } from "standardwebhooks";
 import { benchAccessToken } from "../bench/access-token.mjs";
+import { eventsSection } from "../bench/events.mjs";
 import { load } from "../bench/load.mjs";
 import { startReceiver } from "../bench/receiver.mjs";
 import { alternatingRounds } from "../bench/rounds.mjs";
@@ -822,6 +824,8 @@ if (!only || only === "inbox") await inboxSection(stack, auth);
 if (!only || only === "meetings") await meetingsSection(stack, auth);
 if (!only || only === "mcp") await mcpSection(stack, auth);
 if (!only || only === "catalogue") await catalogueSection(stack, auth);
+if (!only || only === "events")
+  await eventsSection(stack, { quick, durationMs, million: process.argv.includes("--events-million") });
 if (!only || only === "scale") {
   const { createTenant } = await import(`../${buildDir}/bench-scale/tenants.mjs`);
   await scaleSection(stack, { quick, createTenant });
