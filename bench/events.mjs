@@ -6,7 +6,6 @@
 // (2) A replay of 10 000 events against the outbox drain of the same events in the same run (target
 //     >= 0.5x), with a live endpoint of another organization measured beside it (p99 <= 2x idle).
 import { organizationDatabase } from "../scripts/lib/stack.mjs";
-import { load } from "./load.mjs";
 import { startReceiver } from "./receiver.mjs";
 import { alternatingRounds } from "./rounds.mjs";
 
