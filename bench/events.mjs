@@ -14,6 +14,19 @@ const ms = (value) => `${value.toFixed(2).padStart(8)}`;
 const row = (name, figures) =>
   `| ${name.padEnd(60)} | ${String(Math.round(figures.rps)).padStart(7)} | ${ms(figures.p50)} | ${ms(figures.p99)} |`;
 const header = `| ${"scenario".padEnd(60)} |     rps | p50 (ms) | p99 (ms) |\n|${"-".repeat(62)}|---------|----------|----------|`;
+/** A wait that reports instead of hanging the run when what it waits for never comes. */
+async function within(promise, what, ms = 300_000) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Rows per insert: one recursive insert of a million rows ends the local runtime's connection to D1. */
 const seedChunk = 50_000;
 
@@ -136,7 +149,7 @@ async function liveEndpoint(stack) {
           body: JSON.stringify({ objectTypeId: people.id, fields: { name: `Live ${i}` } }),
         });
         const { record } = await response.json();
-        latencies.push((await arrival(record.id).promise) - started);
+        latencies.push((await within(arrival(record.id).promise, `the live delivery of ${record.id}`)) - started);
       }
       return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
     },
@@ -187,7 +200,7 @@ async function replayAgainstDrain(stack, { count, samples }) {
     headers: auth,
     body: JSON.stringify({ objectTypeId: people.id, fields: { name: "Drain trigger" } }),
   });
-  const drainRate = (count + 1) / (((await drained) - started) / 1000);
+  const drainRate = (count + 1) / (((await within(drained, `the drain of ${count + 1} events`)) - started) / 1000);
 
   receiver.useSecret(secret);
   started = performance.now();
@@ -200,7 +213,7 @@ async function replayAgainstDrain(stack, { count, samples }) {
   const answeredMs = performance.now() - started;
   const replayed = receiver.until(queued);
   const beside = await live.measure(samples);
-  const replayRate = queued / (((await replayed) - started) / 1000);
+  const replayRate = queued / (((await within(replayed, `the replay of ${queued} events`)) - started) / 1000);
   console.log(`
 Replay: ${queued} events of Acme's Support replayed to one subscription, after the outbox drain of the same events
 outbox drain: ${Math.round(drainRate)} events/s; replay: ${Math.round(replayRate)} events/s (request answered in ${Math.round(answeredMs)} ms); signature failures: ${receiver.failures}
