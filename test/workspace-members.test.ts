@@ -156,8 +156,21 @@ describe("people shown inside resources", () => {
     expect(task.assigneeUserIds).toEqual([bob.userId]);
     expect(task.assignees).toEqual([bobShown]);
 
+    const view = await call("/inbox/views", {
+      method: "POST",
+      key: bob.key,
+      json: { workspaceId: workspace.workspaceId, name: "Mine", visibility: "personal" },
+    });
+    expect(view.status).toBe(201);
+    expect(((await view.json()) as { view: { creator: unknown } }).view.creator).toEqual(bobShown);
+
     await rename(bob.userId, "Robert Baker");
     const renamed = { ...bobShown, name: "Robert Baker" };
+    const views = await get<Page<{ name: string; creator: unknown }>>(
+      `/inbox/views?workspaceId=${workspace.workspaceId}`,
+      bob.key,
+    );
+    expect(views.data.find((item) => item.name === "Mine")?.creator).toEqual(renamed);
     const conversation = await get<{ conversation: { assignees: unknown } }>(
       `/inbox/conversations/${conversationId}`,
       workspace.key,

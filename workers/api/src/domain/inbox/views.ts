@@ -4,6 +4,7 @@ import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspaceWith, reachWorkspace, requireRole } from "../../access";
 import { rowsPerStatement, runBatch } from "../../batch";
+import { withCreators } from "../../directory";
 import type { Database, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
@@ -27,12 +28,13 @@ function visibleTo(actor: ActorContext): SQL {
   ) as SQL;
 }
 
-async function viewResponses(db: Database, actor: ActorContext, rows: ViewRow[]): Promise<InboxView[]> {
+async function viewResponses(context: ServiceContext, rows: ViewRow[]): Promise<InboxView[]> {
+  const { db, actor } = context;
   const restricted = rows.filter((row) => row.visibility === "restricted").map((row) => row.id);
   const members = restricted.length
     ? await db.select().from(inboxViewMembers).where(inArray(inboxViewMembers.viewId, restricted))
     : [];
-  return rows.map((row) => ({
+  const views = rows.map((row) => ({
     id: row.id,
     workspaceId: row.workspaceId,
     name: row.name,
@@ -46,6 +48,7 @@ async function viewResponses(db: Database, actor: ActorContext, rows: ViewRow[])
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   }));
+  return withCreators(context, views, (view) => view.createdByUserId);
 }
 
 /** The system views first, then the others in the order they were made. */
@@ -75,7 +78,7 @@ export async function listInboxViewsOf(context: ServiceContext, input: QueryOf<t
     },
     cursorSecret,
   );
-  return { data: await viewResponses(db, actor, page.data), pagination: page.pagination };
+  return { data: await viewResponses(context, page.data), pagination: page.pagination };
 }
 
 /** Personal views are their creator's own business; views others see need a manager. */
@@ -131,7 +134,7 @@ export async function createInboxViewIn(
     updatedAt: now,
   };
   await runBatch(db, [db.insert(inboxViews).values(view), ...memberStatements(db, view.id, input.memberUserIds ?? [])]);
-  return (await viewResponses(db, actor, [view]))[0] as InboxView;
+  return (await viewResponses(context, [view]))[0] as InboxView;
 }
 
 export async function updateInboxViewOf(
@@ -171,7 +174,7 @@ export async function updateInboxViewOf(
       .where(eq(inboxViews.id, row.id)),
     ...members,
   ]);
-  return (await viewResponses(db, actor, [updated]))[0] as InboxView;
+  return (await viewResponses(context, [updated]))[0] as InboxView;
 }
 
 export async function deleteInboxViewOf(context: ServiceContext, viewId: string): Promise<void> {
