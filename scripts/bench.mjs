@@ -7,6 +7,7 @@
 //   npm run bench -- --only=drain                                                               the outbox drain alone
 //   npm run bench -- --only=chaos                                                               the drain with lanes restarted every 200 ms
 //   npm run bench -- --only=records --records=1000000                                          the records at another size
+//   npm run bench -- --only=events [--events-million]                                          the events feed and replay
 import { gzipSync } from "node:zlib";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { build } from "esbuild";
@@ -15,6 +16,7 @@ import { Webhook } from "standardwebhooks";
 import { benchAccessToken } from "../bench/access-token.mjs";
 import { bulkSection } from "../bench/bulk.mjs";
 import { chaosSection, restarterWorker } from "../bench/chaos.mjs";
+import { eventsSection } from "../bench/events.mjs";
 import { load } from "../bench/load.mjs";
 import { startReceiver } from "../bench/receiver.mjs";
 import { alternatingRounds } from "../bench/rounds.mjs";
@@ -838,6 +840,8 @@ if (!only || only === "bulk") {
     database: (org) => organizationDatabase(stack, org),
   });
 }
+if (!only || only === "events")
+  await eventsSection(stack, { quick, durationMs, million: process.argv.includes("--events-million") });
 if (!only || only === "scale") {
   const { createTenant } = await import(`../${buildDir}/bench-scale/tenants.mjs`);
   await scaleSection(stack, { quick, createTenant });

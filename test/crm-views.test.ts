@@ -81,6 +81,7 @@ describe("record views", () => {
       emoji: "📈",
       order: 1,
       createdBy: alice.id,
+      creator: { id: alice.id, name: alice.name, email: alice.email },
       kanbanFieldDefinitionId: stage.id,
       kanbanWinOptionIds: [options[1].id],
       kanbanLossOptionIds: [options[2].id],

@@ -50,6 +50,7 @@ describe("GET /inbox/views", () => {
       visibility: "workspace",
       memberUserIds: [],
       createdByUserId: null,
+      creator: null,
       config: { filter: { isClosed: false }, sorts: [{ field: "lastMessageAtMs", direction: "desc" }] },
     });
     // "Assigned to me" shows whom it selects: the caller.
@@ -141,6 +142,7 @@ describe("POST /inbox/views", () => {
       isSystem: false,
       systemViewKey: null,
       createdByUserId: workspace.userId,
+      creator: { id: workspace.userId, name: "Owner", email: `${workspace.userId}@test.example` },
       memberUserIds: [],
     });
     expect(view.id).toMatch(/^ivw_/);

@@ -206,6 +206,34 @@ describe("POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", () => {
 });
 
 describe("POST /webhooks/{webhookId}/replay", () => {
+  it("replays once under one Idempotency-Key, even sent twice at once", async () => {
+    const where = await place();
+    const path = receiverPath();
+    const { webhook } = await subscribe(where, path);
+    for (let i = 0; i < 3; i++) await createRecord(where);
+    await eventually(
+      () => received(path),
+      (items) => items.length === 3,
+    );
+    const headers = { "idempotency-key": `replay-${unique()}` };
+    const body = { sinceMs: Date.now() - 60_000 };
+    const responses = await Promise.all([1, 2].map(() => post(`/webhooks/${webhook.id}/replay`, where.key, body, headers)));
+    const answered = responses.filter((response) => response.status === 202);
+    expect(answered.length).toBeGreaterThanOrEqual(1);
+    expect(responses.every((response) => response.status === 202 || response.status === 409)).toBe(true);
+    for (const response of answered) expect(await response.json()).toEqual({ queued: 3 });
+    await eventually(
+      () => received(path),
+      (items) => items.length === 6,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const all = await received(path);
+    expect(all).toHaveLength(6);
+    // The three events again, each with the webhook-id its first delivery had.
+    const ids = all.map((request) => request.headers["webhook-id"]);
+    expect(ids.slice(3).sort()).toEqual(ids.slice(0, 3).sort());
+  });
+
   it("replays 2 000 events with their webhook-ids while another workspace's live deliveries keep their pace", async () => {
     const replayed = await place();
     const path = receiverPath();

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:test";
+import { signDirectoryQuery } from "@crm/contracts";
 import { control, newId } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
@@ -155,8 +156,21 @@ describe("people shown inside resources", () => {
     expect(task.assigneeUserIds).toEqual([bob.userId]);
     expect(task.assignees).toEqual([bobShown]);
 
+    const view = await call("/inbox/views", {
+      method: "POST",
+      key: bob.key,
+      json: { workspaceId: workspace.workspaceId, name: "Mine", visibility: "personal" },
+    });
+    expect(view.status).toBe(201);
+    expect(((await view.json()) as { view: { creator: unknown } }).view.creator).toEqual(bobShown);
+
     await rename(bob.userId, "Robert Baker");
     const renamed = { ...bobShown, name: "Robert Baker" };
+    const views = await get<Page<{ name: string; creator: unknown }>>(
+      `/inbox/views?workspaceId=${workspace.workspaceId}`,
+      bob.key,
+    );
+    expect(views.data.find((item) => item.name === "Mine")?.creator).toEqual(renamed);
     const conversation = await get<{ conversation: { assignees: unknown } }>(
       `/inbox/conversations/${conversationId}`,
       workspace.key,
@@ -175,5 +189,29 @@ describe("people shown inside resources", () => {
     expect(tasks.data.map((item) => item.assignees)).toEqual([[renamed]]);
     const members = await allMembers(workspace.workspaceId, workspace.key);
     expect(members.find((member) => member.id === bob.userId)?.name).toBe("Robert Baker");
+  });
+});
+
+describe("POST /internal/directory (a region asks the gateway for people)", () => {
+  const ask = (region: string, body: string) =>
+    call(`/internal/directory?region=${region}`, { method: "POST", headers: { "content-type": "text/plain" }, body });
+
+  it("answers a query the named region signed, and refuses any other with 401", async () => {
+    const workspace = await inboxWorkspace();
+    const query = { organizationId: workspace.organizationId, userIds: [workspace.userId], everyAdmin: false, agents: false };
+    const answered = await ask("us", await signDirectoryQuery({ ...query, region: "us" }, env.GATEWAY_CONTEXT_SECRET_US));
+    expect(answered.status).toBe(200);
+    expect(((await answered.json()) as { entries: unknown[] }).entries).toEqual([
+      { id: workspace.userId, type: "user", name: "Owner", email: `${workspace.userId}@test.example`, organizationRole: "owner" },
+    ]);
+    const refused = [
+      await ask("us", "garbage"),
+      // Signed by the other region, or for the other region, or too long ago.
+      await ask("us", await signDirectoryQuery({ ...query, region: "us" }, env.GATEWAY_CONTEXT_SECRET_EU)),
+      await ask("us", await signDirectoryQuery({ ...query, region: "eu" }, env.GATEWAY_CONTEXT_SECRET_US)),
+      await ask("us", await signDirectoryQuery({ ...query, region: "us" }, env.GATEWAY_CONTEXT_SECRET_US, Date.now() - 120_000)),
+      await ask("mars", await signDirectoryQuery({ ...query, region: "us" }, env.GATEWAY_CONTEXT_SECRET_US)),
+    ];
+    expect(refused.map((response) => response.status)).toEqual([401, 401, 401, 401, 401]);
   });
 });

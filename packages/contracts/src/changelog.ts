@@ -58,7 +58,7 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
-          "People inside resources are shown as the members directory shows them: conversation `assignees` are `[{ id, name, email }]` (were `[{ id }]`), and tasks keep `assigneeUserIds` and add `assignees: [{ id, name, email }]`. Names are read when the resource is read, so a changed name shows everywhere at once. Events keep naming assignees by id.",
+          "People inside resources are shown as the members directory shows them: conversation `assignees` are `[{ id, name, email }]` (were `[{ id }]`), and tasks keep `assigneeUserIds` and add `assignees: [{ id, name, email }]`. Record and inbox views add `creator: { id, name, email }` (null for system views and those an agent or app created). Names are read when the resource is read, so a changed name shows everywhere at once. Events keep naming people by id.",
         routes: [
           "GET /inbox/conversations",
           "GET /inbox/conversations/{conversationId}",
@@ -68,6 +68,13 @@ export const changelog: Release[] = [
           "POST /records/{recordId}/tasks",
           "GET /records/{recordId}/tasks",
           "PATCH /tasks/{taskId}",
+          "GET /crm/objects/{objectTypeId}/views",
+          "POST /crm/objects/{objectTypeId}/views",
+          "GET /crm/views/{viewId}",
+          "PATCH /crm/views/{viewId}",
+          "GET /inbox/views",
+          "POST /inbox/views",
+          "PATCH /inbox/views/{inboxViewId}",
         ],
       },
       {

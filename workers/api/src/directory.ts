@@ -1,5 +1,5 @@
 import { type DirectoryEntry, type DirectoryQuery, directoryPath, type Person, signDirectoryQuery } from "@crm/contracts";
-import type { RegionEnv } from "./env";
+import type { RegionEnv, ServiceContext } from "./env";
 
 /**
  * Who the people of the organization are, as the gateway's control D1 knows them (names, addresses,
@@ -49,3 +49,17 @@ export const peopleIn = (ids: string[], people: Map<string, Person>): Person[] =
     const person = people.get(id);
     return person ? [person] : [];
   });
+
+/**
+ * Each resource with its `creator` as the directory shows them: one directory call for all; null
+ * where no user created it (the system, an agent, an app) or the directory no longer knows them.
+ */
+export async function withCreators<Resource>(
+  { actor, directory }: Pick<ServiceContext, "actor" | "directory">,
+  resources: Resource[],
+  creatorId: (resource: Resource) => string | null,
+): Promise<(Resource & { creator: Person | null })[]> {
+  const userIds = resources.map(creatorId).filter((id): id is string => id?.startsWith("usr_") ?? false);
+  const people = await directory.people(actor.organizationId, userIds);
+  return resources.map((resource) => ({ ...resource, creator: people.get(creatorId(resource) ?? "") ?? null }));
+}

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idSchema, integer, timestampMs } from "../ids";
+import { personSchema } from "../people";
 import { defaulted } from "../request-defaults";
 import { label, outputText, shortLabel } from "../strings";
 
@@ -166,6 +167,10 @@ export const recordViewSchema = z
     emoji: outputText(64).optional(),
     order: integer(0, 1_000_000),
     createdBy: outputText(73).openapi({ description: "Id of the actor that created it, or `system` for the default views" }),
+    creator: personSchema.nullable().openapi({
+      description:
+        "The user who created it, as the members directory shows them; null for the default views and views an agent or app created",
+    }),
     kanbanFieldDefinitionId: idSchema("fld").optional(),
     kanbanWinOptionIds: z.array(idSchema("opt")).max(100),
     kanbanLossOptionIds: z.array(idSchema("opt")).max(100),

@@ -147,6 +147,9 @@ export const inboxViewSchema = z
     memberUserIds: z.array(idSchema("usr")).max(100).openapi({ description: "Who besides the creator sees a restricted view" }),
     config: inboxViewConfigSchema,
     createdByUserId: idSchema("usr").nullable(),
+    creator: personSchema
+      .nullable()
+      .openapi({ description: "Who created the view, as the members directory shows them; null for system views" }),
     createdAt: timestampMs,
     updatedAt: timestampMs,
   })

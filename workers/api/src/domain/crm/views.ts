@@ -5,6 +5,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace } from "../../access";
 import { runBatch } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { withCreators } from "../../directory";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
@@ -20,7 +21,14 @@ const emptyViewConfig = { columns: [], filter: null, sorts: [], groupBy: null };
 export const loadView = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
   loadInWorkspace(db, actor, recordViews, id, { what: "View", role });
 
-export const readView = async (context: ServiceContext, viewId: string) => viewResponse(await loadView(context, viewId));
+/** Record views as the API shows them, with their creators as the members directory shows them. */
+const shownViews = (context: ServiceContext, rows: ViewRow[]) =>
+  withCreators(context, rows.map(viewResponse), (view) => view.createdBy);
+
+const shownView = async (context: ServiceContext, row: ViewRow) =>
+  (await shownViews(context, [row]))[0] as Awaited<ReturnType<typeof shownViews>>[number];
+
+export const readView = async (context: ServiceContext, viewId: string) => shownView(context, await loadView(context, viewId));
 
 /** The views of an object type in their order. */
 export async function listViewsOf(
@@ -49,7 +57,7 @@ export async function listViewsOf(
     },
     cursorSecret,
   );
-  return { data: page.data.map(viewResponse), pagination: page.pagination };
+  return { data: await shownViews(context, page.data), pagination: page.pagination };
 }
 
 /** A new view of an object type, checked against its fields; the first view of a type is its default. */
@@ -91,7 +99,7 @@ export async function createViewOn(context: ServiceContext, objectTypeId: string
   if (view.isDefault)
     statements.push(db.update(recordViews).set({ isDefault: false }).where(eq(recordViews.objectTypeId, objectTypeId)));
   await runBatch(db, [...statements, db.insert(recordViews).values(view)]);
-  return viewResponse(view);
+  return shownView(context, view);
 }
 
 const shapeKeys = ["type", "config", "kanbanFieldDefinitionId", "kanbanWinOptionIds", "kanbanLossOptionIds"] as const;
@@ -147,7 +155,7 @@ export async function updateViewOf(context: ServiceContext, viewId: string, chan
         );
       }
       await runConditionalBatch(db, recordViews, view, columns, updatedAt, statements);
-      return viewResponse(updated);
+      return shownView(context, updated);
     },
   });
 }

@@ -5,6 +5,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspaceWith, reachWorkspace, requireRole } from "../../access";
 import { rowsPerStatement, runBatch } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { withCreators } from "../../directory";
 import type { Database, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
@@ -28,12 +29,13 @@ function visibleTo(actor: ActorContext): SQL {
   ) as SQL;
 }
 
-async function viewResponses(db: Database, actor: ActorContext, rows: ViewRow[]): Promise<InboxView[]> {
+async function viewResponses(context: ServiceContext, rows: ViewRow[]): Promise<InboxView[]> {
+  const { db, actor } = context;
   const restricted = rows.filter((row) => row.visibility === "restricted").map((row) => row.id);
   const members = restricted.length
     ? await db.select().from(inboxViewMembers).where(inArray(inboxViewMembers.viewId, restricted))
     : [];
-  return rows.map((row) => ({
+  const views = rows.map((row) => ({
     id: row.id,
     workspaceId: row.workspaceId,
     name: row.name,
@@ -47,6 +49,7 @@ async function viewResponses(db: Database, actor: ActorContext, rows: ViewRow[])
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   }));
+  return withCreators(context, views, (view) => view.createdByUserId);
 }
 
 /** The system views first, then the others in the order they were made. */
@@ -76,7 +79,7 @@ export async function listInboxViewsOf(context: ServiceContext, input: QueryOf<t
     },
     cursorSecret,
   );
-  return { data: await viewResponses(db, actor, page.data), pagination: page.pagination };
+  return { data: await viewResponses(context, page.data), pagination: page.pagination };
 }
 
 /** Personal views are their creator's own business; views others see need a manager. */
@@ -132,7 +135,7 @@ export async function createInboxViewIn(
     updatedAt: now,
   };
   await runBatch(db, [db.insert(inboxViews).values(view), ...memberStatements(db, view.id, input.memberUserIds ?? [])]);
-  return (await viewResponses(db, actor, [view]))[0] as InboxView;
+  return (await viewResponses(context, [view]))[0] as InboxView;
 }
 
 /** Changes an inbox view's named properties, conditionally (`changeWithoutLoss`). */
@@ -147,7 +150,7 @@ export async function updateInboxViewOf(
     named: Object.keys(changes),
     read: async () => {
       const row = await loadWritableView(context, viewId);
-      const [shown] = await viewResponses(db, actor, [row]);
+      const [shown] = await viewResponses(context, [row]);
       return { row, shown: shown as InboxView };
     },
     shown: ({ shown }) => shown,
@@ -169,7 +172,7 @@ export async function updateInboxViewOf(
       const listed = visibility === "restricted" ? changes.memberUserIds : [];
       const members = listed ? memberStatements(db, row.id, listed) : [];
       await runConditionalBatch(db, inboxViews, row, columns, updatedAt, members);
-      return (await viewResponses(db, actor, [{ ...row, ...columns, updatedAt }]))[0] as InboxView;
+      return (await viewResponses(context, [{ ...row, ...columns, updatedAt }]))[0] as InboxView;
     },
   });
 }
