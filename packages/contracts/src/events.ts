@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { idSchema, timestampMs } from "./ids";
+import { idSchema, integer, timestampMs } from "./ids";
 import { conversationSchema, type Message, messageSchema } from "./operations/inbox-schemas";
 import { meetingSchema } from "./operations/meetings";
 import { noteSchema } from "./operations/notes";
@@ -120,7 +120,7 @@ export const messageEventSchema = z
     sentAtMs: messageSchema.shape.sentAtMs,
     messageId: messageSchema.shape.messageId,
     inReplyTo: messageSchema.shape.inReplyTo,
-    attachmentCount: z.number().int().min(0).max(100),
+    attachmentCount: integer(0, 100),
     truncated: truncated.optional(),
   })
   .openapi("MessageEvent");
