@@ -45,6 +45,7 @@ describe("a compose to three recipients whose second send fails", () => {
       GATEWAY: (exports as unknown as { default: Fetcher }).default,
       GATEWAY_CONTEXT_SECRET: env.GATEWAY_CONTEXT_SECRET_US,
       REGION: "us",
+      PUBLIC_ORIGIN: "http://127.0.0.1:8787",
     });
     const context = { db, actor, cursorSecret: "test-cursor-secret", directory };
     const outbox = (sender: SendEmail): Outbox => ({

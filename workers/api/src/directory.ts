@@ -14,11 +14,17 @@ export interface Directory {
   people(organizationId: string, userIds: string[]): Promise<Map<string, Person>>;
 }
 
-/** The directory over the region's service binding to the gateway, with a query signed by this region's secret. */
-export function gatewayDirectory(env: Pick<RegionEnv, "GATEWAY" | "GATEWAY_CONTEXT_SECRET" | "REGION">): Directory {
+/**
+ * The directory over the region's service binding to the gateway, with a query signed by this
+ * region's secret. The request names the gateway's own origin, as the forwarded MCP requests do: the
+ * local stack answers loopback host names only.
+ */
+export function gatewayDirectory(
+  env: Pick<RegionEnv, "GATEWAY" | "GATEWAY_CONTEXT_SECRET" | "REGION" | "PUBLIC_ORIGIN">,
+): Directory {
   const entries: Directory["entries"] = async (organizationId, query) => {
     const token = await signDirectoryQuery({ region: env.REGION, organizationId, ...query }, env.GATEWAY_CONTEXT_SECRET);
-    const response = await env.GATEWAY.fetch(`https://gateway.internal${directoryPath}?region=${env.REGION}`, {
+    const response = await env.GATEWAY.fetch(`${env.PUBLIC_ORIGIN}${directoryPath}?region=${env.REGION}`, {
       method: "POST",
       headers: { "content-type": "text/plain" },
       body: token,
