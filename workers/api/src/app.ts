@@ -7,6 +7,7 @@ import {
   respondWithError,
   validationHook,
   verifyActorContext,
+  wellFormedQuery,
 } from "@crm/contracts";
 import { newId } from "@crm/db";
 import { OpenAPIHono } from "@hono/zod-openapi";
@@ -83,7 +84,7 @@ export function createApp() {
   for (const operation of catalogue) {
     if (operation.servedBy !== "region") continue;
     const handler = handlers[operation.operationId as keyof typeof handlers];
-    const middleware = [gatewayContext(operation), jsonRequestBody, idempotency, sendEvents];
+    const middleware = [gatewayContext(operation), wellFormedQuery, jsonRequestBody, idempotency, sendEvents];
     // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
     api.openapi({ ...operation.route, middleware }, handler as never);
   }

@@ -1,4 +1,4 @@
-import { ApiError, catalogue, jsonRequestBody, respondWithError, validationHook } from "@crm/contracts";
+import { ApiError, catalogue, jsonRequestBody, respondWithError, validationHook, wellFormedQuery } from "@crm/contracts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { GatewayAppEnv } from "../env";
 import { gatewayHandlers } from "../handlers";
@@ -24,7 +24,7 @@ ownOperations.use(async (c, next) => {
   if (caller.actor) c.set("actor", caller.actor);
   await next();
 });
-ownOperations.use(jsonRequestBody);
+ownOperations.use(wellFormedQuery, jsonRequestBody);
 for (const operation of catalogue) {
   // Signed inbound webhooks pass through the gateway to their connection's region (inbound.ts).
   if (operation.servedBy !== "gateway" || operation.auth === "signature") continue;
