@@ -197,7 +197,10 @@ interface ClientModule {
 /** Signs a demo user in to the console as a browser would: the session cookie and the page's CSRF token. */
 async function consoleSession(origin: string, email: string, password: string) {
   const cookieOf = (response: Response, name: string) =>
-    response.headers.getSetCookie().find((cookie) => cookie.startsWith(`${name}=`))?.split(";")[0] as string;
+    response.headers
+      .getSetCookie()
+      .find((cookie) => cookie.startsWith(`${name}=`))
+      ?.split(";")[0] as string;
   const csrfOf = async (response: Response) => /name="csrf" value="([^"]+)"/.exec(await response.text())?.[1] as string;
   const form = await fetch(new URL("/console/sign-in", origin));
   const signInCookie = cookieOf(form, "__Host-sign-in");
@@ -291,7 +294,9 @@ describe("a client generated from the OpenAPI document", () => {
     });
 
     it("pages through /api-keys and /integrations/connections with the same loop as every other list", async () => {
-      expect(await calls.workspaceNames(client)).toEqual(expect.arrayContaining(acme.workspaces.map((workspace) => workspace.name)));
+      expect(await calls.workspaceNames(client)).toEqual(
+        expect.arrayContaining(acme.workspaces.map((workspace) => workspace.name)),
+      );
       const connections = await calls.connectionNames(client, workspaceId, ["Notes A", "Notes B", "Notes C"]);
       expect(connections).toEqual(expect.arrayContaining(["Notes A", "Notes B", "Notes C"]));
       const alice = acme.users[0] as { email: string; password: string };
