@@ -37,7 +37,10 @@ export const subjectLine = z
   .trim()
   .min(1)
   .max(998)
-  .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/, "A subject is one line without control characters (no CR, LF, NUL, TAB, …)")
+  .regex(
+    /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/,
+    "A subject is one line without control characters (no CR, LF, NUL, TAB, …)",
+  )
   .openapi({ example: "Your renewal" });
 
 export const messageBody = {
