@@ -111,6 +111,22 @@ describe("the OpenAPI document as generated clients read it", () => {
     }
   });
 
+  it("says what the server checks: attachment types, text or html, non-empty fields, the organization header", () => {
+    const schema = (name: string) =>
+      document.components.schemas[name] as { anyOf?: unknown; properties: Record<string, unknown> };
+    // The attachment is answered with its own stored type, not always application/octet-stream.
+    const download = document.paths["/inbox/messages/{messageId}/attachments/{attachmentId}"]?.get;
+    expect(Object.keys(download?.responses["200"]?.content ?? {})).toEqual(["*/*"]);
+    for (const name of ["ComposeConversation", "SendMessage", "PutConversationDraft"])
+      expect(schema(name).anyOf, name).toEqual([{ required: ["text"] }, { required: ["html"] }]);
+    for (const name of ["CreateRecord", "UpdateRecord", "AssertRecord"])
+      expect(schema(name).properties.fields, name).toMatchObject({ minProperties: 1 });
+    for (const { operation, entry } of entries) {
+      const declared = JSON.stringify((entry as { parameters?: unknown }).parameters ?? []).includes("ServiceOrganizationId");
+      expect(declared, operation.operationId).toBe(operation.auth === "bearer" || operation.auth === "session");
+    }
+  });
+
   it("lists under each error status exactly codes of that status in errorStatus", () => {
     for (const { operation, entry } of entries) {
       for (const [status, response] of Object.entries(entry.responses).filter(([status]) => Number(status) >= 400)) {
