@@ -75,6 +75,12 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          "Paging `GET /inbox/conversations` while messages arrive skips nothing: the cursor carries the time of the first page and the walk keeps the order of that time; a conversation that moved is served once at its place then, conversations started meanwhile appear when a client starts again without `cursor`.",
+        routes: ["GET /inbox/conversations"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "`contains`, `not_contains` and `starts_with` take any fragment on e-mail, phone, URL and domain fields (`@example.org`, `555`), in record queries, views and the MCP tool.",
         routes: ["POST /records/query", "POST /crm/objects/{objectTypeId}/views"],
       },

@@ -38,6 +38,7 @@ export const subjectLine = z
   .min(1)
   .max(998)
   .regex(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a subject refuses
     /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/,
     "A subject is one line without control characters (no CR, LF, NUL, TAB, …)",
   )
