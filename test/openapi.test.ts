@@ -111,6 +111,29 @@ describe("the OpenAPI document as generated clients read it", () => {
     }
   });
 
+  it("opens with what a new user needs: authentication, limits and costs, idempotency, pagination, errors, webhooks, MCP", () => {
+    const intro = (document as unknown as { info: { description: string } }).info.description;
+    const sections = [...intro.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+    expect(sections).toEqual([
+      "Authentication",
+      "Rate limits and costs",
+      "Idempotency",
+      "Pagination",
+      "Errors",
+      "Webhooks and signatures",
+      "MCP",
+    ]);
+    for (const fact of [
+      "X-Service-Organization-Id",
+      "Idempotency-Key",
+      "pagination.cursor",
+      "webhook-signature",
+      "X-Token-Cost",
+      "/mcp",
+    ])
+      expect(intro, fact).toContain(fact);
+  });
+
   it("says what the server checks: attachment types, text or html, non-empty fields, the organization header", () => {
     const schema = (name: string) =>
       document.components.schemas[name] as { anyOf?: unknown; properties: Record<string, unknown> };

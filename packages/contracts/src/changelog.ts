@@ -93,6 +93,12 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          "The reference page opens with an introduction in sections: authentication (keys, OAuth, organizations), rate limits and costs, idempotency, pagination, errors, webhooks and their signatures, and MCP.",
+        routes: ["GET /docs", "GET /openapi.json"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "The OpenAPI document says what the server checks: attachment downloads answer the attachment's own media type (`*/*`), compose, reply and reply drafts need `text` or `html` (a reply draft takes `html` alone), record `fields` need at least one property, and `X-Service-Organization-Id` is declared on every operation a user credential calls.",
         routes: [
           "GET /inbox/messages/{messageId}/attachments/{attachmentId}",

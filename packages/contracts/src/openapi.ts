@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { apiIntroduction } from "./api-introduction";
 import { catalogue } from "./catalogue";
 import { tagDescriptions } from "./operation";
 import { responseHeaders } from "./responses";
@@ -65,8 +66,7 @@ export function openApiDocument(origin: string) {
     info: {
       title: "CRM and inbox API",
       version: apiVersion,
-      description:
-        "Workspaces, CRM object types, fields, views, records, tasks, notes, inbox, meetings and webhooks. Every error has the body `{ error: { code, message, requestId, details?, retryAfterMs? } }`; every response carries `X-Request-Id`.",
+      description: apiIntroduction,
     },
     servers: [
       {
