@@ -17,7 +17,8 @@ const serviceOrganizationHeader = {
   required: false,
   description:
     "The organization a user credential acts in when the user belongs to several (an OAuth token without `org`, a console session): 400 `organization_required` without it, listing them; 400 `organization_mismatch` when it names an organization the credential does not act for. An API key or app token acts in its own organization; naming another is 400 `organization_mismatch`.",
-  schema: { type: "string" as const, pattern: "^org_[0-9a-z]+$", maxLength: 73, example: "org_01jd5q0m4x8r2w3y6z7a9b" },
+  // No example: a try-it client would send it, and a made-up organization is 400 for everyone.
+  schema: { type: "string" as const, pattern: "^org_[0-9a-z]+$", maxLength: 73 },
 };
 
 export function openApiDocument(origin: string) {
