@@ -94,3 +94,42 @@ describe("Idempotency-Key on responses with a secret", () => {
     expect(await replay.json()).toMatchObject({ secret: null, notice: expect.stringMatching(noticePattern(webhook.id)) });
   });
 });
+
+describe("a replay's request ids", () => {
+  it("answers its own X-Request-Id, equal to the error's requestId, and names the first request in Original-Request-Id", async () => {
+    const { alice, sales } = await cast();
+    const idempotencyKey = `refused-${unique()}`;
+    // A 4xx result is kept and replayed like a success.
+    const request = () =>
+      call(
+        "/webhooks",
+        withKey(idempotencyKey, { method: "POST", key: alice.apiKey, json: { workspaceId: sales.id, url: "not a url" } }),
+      );
+    const first = await request();
+    expect(first.status).toBe(400);
+    const firstId = first.headers.get("x-request-id");
+    expect(((await first.json()) as { error: { requestId: string } }).error.requestId).toBe(firstId);
+    const replay = await request();
+    expect(replay.status).toBe(400);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    const replayId = replay.headers.get("x-request-id");
+    expect(replayId).not.toBe(firstId);
+    expect(((await replay.json()) as { error: { requestId: string } }).error.requestId).toBe(replayId);
+    expect(replay.headers.get("original-request-id")).toBe(firstId);
+
+    const created = (name: string) =>
+      call(
+        "/crm/objects",
+        withKey(`create-${name}`, {
+          method: "POST",
+          key: alice.apiKey,
+          json: { workspaceId: sales.id, nameSingular: name, namePlural: `${name}s` },
+        }),
+      );
+    const name = `Gadget${unique()}`;
+    const original = await created(name);
+    const again = await created(name);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("original-request-id")).toBe(original.headers.get("x-request-id"));
+  });
+});

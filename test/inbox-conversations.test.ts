@@ -617,3 +617,38 @@ describe("inbox access", () => {
     await expectStatus(200, `/inbox/conversations/${id}`, { key: alice.apiKey });
   });
 });
+
+describe("paging while replies arrive", () => {
+  it("never skips a conversation that existed when the walk began, however many move ahead of the cursor", async () => {
+    const workspace = await inboxWorkspace();
+    const stored: { conversationId: string; messageId: string }[] = [];
+    for (let i = 0; i < 30; i++) {
+      await nextArrival();
+      const messageId = `<walk-${i}@mail.test>`;
+      const { conversationId } = await storeMessage(
+        workspace.db,
+        inboundMessage(workspace.mailbox, { subject: `Walk ${i}`, messageId }),
+      );
+      stored.push({ conversationId, messageId });
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let replies = 0;
+    do {
+      const page = await list(workspace, `&limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      seen.push(...page.data.map((conversation) => conversation.id));
+      cursor = page.pagination.cursor;
+      // Replies to the two oldest conversations not served yet: each moves to the top of the inbox.
+      for (const target of stored.filter((entry) => !seen.includes(entry.conversationId)).slice(0, 2)) {
+        await nextArrival();
+        await storeMessage(workspace.db, inboundMessage(workspace.mailbox, { inReplyTo: target.messageId, text: "A reply" }));
+        replies++;
+      }
+      // A conversation started meanwhile is not part of this walk.
+      await storeMessage(workspace.db, inboundMessage(workspace.mailbox, { subject: "Started meanwhile" }));
+    } while (cursor);
+    expect(replies).toBeGreaterThan(10);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(new Set(seen)).toEqual(new Set(stored.map((entry) => entry.conversationId)));
+  });
+});

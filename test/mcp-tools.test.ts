@@ -27,7 +27,10 @@ function routeArguments(operation: Operation): string[] {
     parameters?: { name: string; in: string }[];
     requestBody?: { content: Record<string, { schema: Schema }> };
   };
-  const parameters = (entry.parameters ?? []).filter((parameter) => parameter.in !== "header").map((parameter) => parameter.name);
+  // Headers are no arguments, the common ones (a `$ref` to a component) included.
+  const parameters = (entry.parameters ?? [])
+    .filter((parameter) => parameter.name !== undefined && parameter.in !== "header")
+    .map((parameter) => parameter.name);
   let body = entry.requestBody?.content["application/json"]?.schema;
   if (typeof body?.$ref === "string") body = document.components?.schemas?.[body.$ref.split("/").pop() as string] as Schema;
   return [...parameters, ...Object.keys((body?.properties as Schema | undefined) ?? {})];

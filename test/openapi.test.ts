@@ -100,7 +100,7 @@ describe("the OpenAPI document as generated clients read it", () => {
       expect(entry.description, operation.operationId).toBeTruthy();
       for (const [status, response] of Object.entries(entry.responses).filter(([status]) => status.startsWith("2"))) {
         const expected = ["X-Request-Id", "RateLimit-Policy", "RateLimit", "X-Token-Cost"];
-        if (operation.method !== "get") expected.push("Idempotent-Replayed");
+        if (operation.method !== "get") expected.push("Idempotent-Replayed", "Original-Request-Id");
         // Public answers that change only with a deploy carry their validator (and answer 304 to it).
         if (entry.responses["304"]) expected.push("ETag", ...(operation.auth === "none" ? ["Cache-Control"] : []));
         // A conditional write answers the resource's validator after the change (DELETE answers no resource).
@@ -110,6 +110,45 @@ describe("the OpenAPI document as generated clients read it", () => {
       expect(Object.keys(entry.responses["429"]?.headers ?? {})).toContain("Retry-After");
       // A public route takes no credential, so it has no 401 to challenge with.
       if (operation.auth !== "none") expect(Object.keys(entry.responses["401"]?.headers ?? {})).toContain("WWW-Authenticate");
+    }
+  });
+
+  it("opens with what a new user needs: authentication, limits and costs, idempotency, pagination, errors, webhooks, MCP", () => {
+    const intro = (document as unknown as { info: { description: string } }).info.description;
+    const sections = [...intro.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+    expect(sections).toEqual([
+      "Authentication",
+      "Rate limits and costs",
+      "Idempotency",
+      "Pagination",
+      "Errors",
+      "Webhooks and signatures",
+      "MCP",
+    ]);
+    for (const fact of [
+      "X-Service-Organization-Id",
+      "Idempotency-Key",
+      "pagination.cursor",
+      "webhook-signature",
+      "X-Token-Cost",
+      "/mcp",
+    ])
+      expect(intro, fact).toContain(fact);
+  });
+
+  it("says what the server checks: attachment types, text or html, non-empty fields, the organization header", () => {
+    const schema = (name: string) =>
+      document.components.schemas[name] as { anyOf?: unknown; properties: Record<string, unknown> };
+    // The attachment is answered with its own stored type, not always application/octet-stream.
+    const download = document.paths["/inbox/messages/{messageId}/attachments/{attachmentId}"]?.get;
+    expect(Object.keys(download?.responses["200"]?.content ?? {})).toEqual(["*/*"]);
+    for (const name of ["ComposeConversation", "SendMessage", "PutConversationDraft"])
+      expect(schema(name).anyOf, name).toEqual([{ required: ["text"] }, { required: ["html"] }]);
+    for (const name of ["CreateRecord", "UpdateRecord", "AssertRecord"])
+      expect(schema(name).properties.fields, name).toMatchObject({ minProperties: 1 });
+    for (const { operation, entry } of entries) {
+      const declared = JSON.stringify((entry as { parameters?: unknown }).parameters ?? []).includes("ServiceOrganizationId");
+      expect(declared, operation.operationId).toBe(operation.auth === "bearer" || operation.auth === "session");
     }
   });
 

@@ -1,7 +1,7 @@
 import { catalogue, type Operation, openApiDocument } from "@crm/contracts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { credentialFor } from "./console-browser";
-import { call } from "./stack";
+import { call, cast } from "./stack";
 
 /**
  * Query parameters over the whole catalogue: every operation refuses a query parameter it does
@@ -76,3 +76,38 @@ describe.each(named(catalogue.filter((operation) => integersOf(operation).length
     });
   },
 );
+
+const stringParameterOf = (operation: Operation) =>
+  parametersOf(operation).find((parameter) => parameter.schema.type === "string" || parameter.schema.type === undefined);
+
+describe.each(named(catalogue.filter((operation) => stringParameterOf(operation) !== undefined)))(
+  "query values that are not UTF-8: $name",
+  ({ operation }) => {
+    let credential: Record<string, string>;
+    beforeAll(async () => {
+      credential = await credentialFor(operation);
+    });
+
+    it("400 naming the parameter whose percent-encoding is not UTF-8 (a lone surrogate, a stray byte)", async () => {
+      const name = stringParameterOf(operation)?.name as string;
+      for (const value of ["%ED%A0%80", "%FF", "ok%C3"]) {
+        const result = await detailsFor(operation, `${name}=${value}`, credential);
+        expect(result.status, `${name}=${value}`).toBe(400);
+        expect(result.paths, `${name}=${value}`).toContain(`query.${name}`);
+      }
+    });
+  },
+);
+
+describe("a search that is not UTF-8", () => {
+  it("is 400 naming q on the conversation list, never a search for U+FFFD", async () => {
+    const { alice, sales } = await cast();
+    const response = await call(`/inbox/conversations?workspaceId=${sales.id}&q=%ED%A0%80`, { key: alice.apiKey });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as ErrorBody;
+    expect(body.error.details).toEqual([{ path: "query.q", message: "Not valid UTF-8" }]);
+    expect((await call(`/inbox/conversations?workspaceId=${sales.id}&q=caf%C3%A9+au+lait`, { key: alice.apiKey })).status).toBe(
+      200,
+    );
+  });
+});

@@ -1,4 +1,4 @@
-import { illFormedStringPaths } from "@crm/contracts";
+import { illFormedStringPaths, openApiDocument } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
 import { createOrganization } from "./fixtures";
 import { mailWorkspace } from "./mail";
@@ -120,5 +120,33 @@ describe("no body with Content-Type: application/json", () => {
     ).json()) as { draft: { id: string } };
     const sent = await call(`/inbox/drafts/${draft.draft.id}/send`, { method: "POST", key: workspace.key, headers: json });
     expect(sent.status).toBe(201);
+  });
+});
+
+describe("bodies as the document shows them", () => {
+  it("sends the documented compose example, and saves a reply draft with html only", async () => {
+    const workspace = await mailWorkspace();
+    const schemas = (
+      openApiDocument("http://127.0.0.1:8787") as unknown as {
+        components: { schemas: Record<string, { example: Record<string, unknown> }> };
+      }
+    ).components.schemas;
+    const example = schemas.ComposeConversation?.example as Record<string, unknown>;
+    const composed = await call("/inbox/conversations", {
+      method: "POST",
+      key: workspace.key,
+      json: { ...example, workspaceId: workspace.workspaceId, mailbox: workspace.mailbox },
+    });
+    expect(composed.status, await composed.clone().text()).toBe(201);
+    const { conversation } = (await composed.json()) as { conversation: { id: string } };
+    const draft = await call(`/inbox/conversations/${conversation.id}/draft`, {
+      method: "PUT",
+      key: workspace.key,
+      json: { html: "<p>Thanks, <b>Ada</b></p>" },
+    });
+    expect(draft.status, await draft.clone().text()).toBe(200);
+    expect(((await draft.json()) as { draft: { text: string } }).draft.text).toContain("Thanks, Ada");
+    const empty = await call(`/inbox/conversations/${conversation.id}/draft`, { method: "PUT", key: workspace.key, json: {} });
+    expect(empty.status).toBe(400);
   });
 });

@@ -7,7 +7,12 @@ export function startStack(options?: { gatewayVars?: Record<string, string>; reg
   url: URL;
   demo: {
     baseUrl: string;
-    organizations: { region: string; shard: number; users: { apiKey: string }[]; workspaces: { id: string }[] }[];
+    organizations: {
+      region: string;
+      shard: number;
+      users: { apiKey: string; email: string; password: string }[];
+      workspaces: { id: string; name: string }[];
+    }[];
   };
 }>;
 export function organizationDatabase(

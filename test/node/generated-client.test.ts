@@ -27,7 +27,12 @@ interface Parameter {
 }
 interface OperationObject {
   parameters?: Parameter[];
-  requestBody?: { content: Record<string, { schema: { $ref?: string; example?: unknown; required?: string[] } }> };
+  requestBody?: {
+    content: Record<
+      string,
+      { schema: { $ref?: string; example?: unknown; required?: string[]; anyOf?: { required?: string[] }[] } }
+    >;
+  };
 }
 
 const operationObject = (path: string, method: string) =>
@@ -38,7 +43,11 @@ function bodySchema(path: string, method: string) {
   const content = operationObject(path, method).requestBody?.content;
   const schema = content?.["application/json"]?.schema ?? Object.values(content ?? {})[0]?.schema;
   if (!schema?.$ref) return schema;
-  return document.components?.schemas?.[schema.$ref.split("/").pop() as string] as { example?: unknown; required?: string[] };
+  return document.components?.schemas?.[schema.$ref.split("/").pop() as string] as {
+    example?: unknown;
+    required?: string[];
+    anyOf?: { required?: string[] }[];
+  };
 }
 
 /** A call of the operation with its documented minimal body, as a line of TypeScript. */
@@ -119,6 +128,53 @@ export async function sortView(client: Client, viewId: string, fieldDefinitionId
   return { status: response.status, config: data?.view.config };
 }
 
+/** A client of the console's own session, as the console's pages call \`/api-keys\`. */
+export const consoleClientFor = (baseUrl: string, cookie: string, csrf: string) =>
+  createClient<paths>({ baseUrl, headers: { cookie, "x-csrf-token": csrf, "sec-fetch-site": "same-origin" } });
+type ConsoleClient = ReturnType<typeof consoleClientFor>;
+
+interface Page<Item> {
+  data: Item[];
+  pagination: { cursor: string | null; hasMore: boolean };
+}
+
+/** The one loop every list takes: a page, then the next with its cursor, until there is none. */
+export async function everyItem<Item>(
+  page: (cursor: string | undefined) => Promise<{ data?: Page<Item>; response: Response }>,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  let cursor: string | undefined;
+  do {
+    const { data, response } = await page(cursor);
+    if (!data) throw new Error(\`page refused: \${response.status}\`);
+    items.push(...data.data);
+    cursor = data.pagination.cursor ?? undefined;
+  } while (cursor !== undefined);
+  return items;
+}
+
+const pageQuery = (limit: number, cursor: string | undefined) => ({ limit, ...(cursor === undefined ? {} : { cursor }) });
+
+export const workspaceNames = async (client: Client) =>
+  (await everyItem((cursor) => client.GET("/workspaces", { params: { query: pageQuery(1, cursor) } }))).map(
+    (workspace) => workspace.name,
+  );
+
+export async function connectionNames(client: Client, workspaceId: string, names: string[]) {
+  for (const name of names)
+    await client.POST("/integrations/connections", { body: { workspaceId, provider: "meeting_notes", name } });
+  const listed = await everyItem((cursor) =>
+    client.GET("/integrations/connections", { params: { query: { workspaceId, ...pageQuery(2, cursor) } } }),
+  );
+  return listed.map((connection) => connection.name);
+}
+
+export async function apiKeyNames(client: ConsoleClient, names: string[]) {
+  for (const name of names) await client.POST("/api-keys", { body: { name, scopes: ["tasks:read"] } });
+  const listed = await everyItem((cursor) => client.GET("/api-keys", { params: { query: pageQuery(2, cursor) } }));
+  return listed.map((key) => key.name);
+}
+
 /** A record query without \`limit\` (default 50). */
 export async function queryWithoutLimit(client: Client, objectTypeId: string) {
   const { data, response } = await client.POST("/records/query", { body: { objectTypeId } });
@@ -141,6 +197,31 @@ interface ClientModule {
   createTableView(client: unknown, objectTypeId: string): Promise<{ status: number; type?: string; viewId?: string }>;
   sortView(client: unknown, viewId: string, fieldId: string): Promise<{ status: number; config?: unknown }>;
   queryWithoutLimit(client: unknown, objectTypeId: string): Promise<{ status: number; cursor?: string | null }>;
+  consoleClientFor(baseUrl: string, cookie: string, csrf: string): unknown;
+  workspaceNames(client: unknown): Promise<string[]>;
+  connectionNames(client: unknown, workspaceId: string, names: string[]): Promise<string[]>;
+  apiKeyNames(client: unknown, names: string[]): Promise<string[]>;
+}
+
+/** Signs a demo user in to the console as a browser would: the session cookie and the page's CSRF token. */
+async function consoleSession(origin: string, email: string, password: string) {
+  const cookieOf = (response: Response, name: string) =>
+    response.headers
+      .getSetCookie()
+      .find((cookie) => cookie.startsWith(`${name}=`))
+      ?.split(";")[0] as string;
+  const csrfOf = async (response: Response) => /name="csrf" value="([^"]+)"/.exec(await response.text())?.[1] as string;
+  const form = await fetch(new URL("/console/sign-in", origin));
+  const signInCookie = cookieOf(form, "__Host-sign-in");
+  const signedIn = await fetch(new URL("/console/sign-in", origin), {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie: signInCookie, origin, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrf: await csrfOf(form), email, password }),
+  });
+  const cookie = cookieOf(signedIn, "__Host-session");
+  const page = await fetch(new URL("/console/api-keys", origin), { headers: { cookie } });
+  return { cookie, csrf: await csrfOf(page) };
 }
 
 beforeAll(() => {
@@ -155,7 +236,8 @@ describe("a client generated from the OpenAPI document", () => {
       const schema = bodySchema(operation.path, operation.method);
       if (!schema) continue;
       const keys = Object.keys((schema.example ?? {}) as object).sort();
-      const required = [...(schema.required ?? [])].sort();
+      // One branch of an `anyOf` of `required` (compose: `text` or `html`) is part of the minimal body.
+      const required = [...(schema.required ?? []), ...(schema.anyOf?.[0]?.required ?? [])].sort();
       if (required.length > 0) expect(keys, operation.operationId).toEqual(required);
       else expect(keys.length, operation.operationId).toBeLessThanOrEqual(1);
     }
@@ -194,10 +276,11 @@ describe("a client generated from the OpenAPI document", () => {
     let client: unknown;
     let calls: ClientModule;
     let workspaceId: string;
+    let acme: Awaited<ReturnType<typeof startStack>>["demo"]["organizations"][number];
     beforeAll(async () => {
       buildWorkers();
       stack = await startStack();
-      const acme = stack.demo.organizations[0] as { users: { apiKey: string }[]; workspaces: { id: string }[] };
+      acme = stack.demo.organizations[0] as typeof acme;
       workspaceId = acme.workspaces[0]?.id as string;
       calls = (await import(/* @vite-ignore */ resolve(outDir, "client.ts"))) as ClientModule;
       client = calls.clientFor(new URL("/api/v1", stack.url).href, acme.users[0]?.apiKey as string);
@@ -218,6 +301,19 @@ describe("a client generated from the OpenAPI document", () => {
         config: { columns: [], filter: null, sorts: [{ fieldDefinitionId: stageId, direction: "desc" }], groupBy: null },
       });
       expect(await calls.queryWithoutLimit(client, objectTypeId)).toMatchObject({ status: 200 });
+    });
+
+    it("pages through /api-keys and /integrations/connections with the same loop as every other list", async () => {
+      expect(await calls.workspaceNames(client)).toEqual(
+        expect.arrayContaining(acme.workspaces.map((workspace) => workspace.name)),
+      );
+      const connections = await calls.connectionNames(client, workspaceId, ["Notes A", "Notes B", "Notes C"]);
+      expect(connections).toEqual(expect.arrayContaining(["Notes A", "Notes B", "Notes C"]));
+      const alice = acme.users[0] as { email: string; password: string };
+      const { cookie, csrf } = await consoleSession(new URL(stack.url).origin, alice.email, alice.password);
+      const consoleClient = calls.consoleClientFor(new URL("/api/v1", stack.url).href, cookie, csrf);
+      const keys = await calls.apiKeyNames(consoleClient, ["Key A", "Key B", "Key C"]);
+      expect(keys).toEqual(expect.arrayContaining(["Key A", "Key B", "Key C"]));
     });
   });
 });

@@ -47,7 +47,7 @@ export const changelog: Release[] = [
   {
     date: "2026-11-26",
     title:
-      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, writes that never lose an update and conditional requests, the console as a product, background work that recovers, security and protocol fixes",
+      "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, writes that never lose an update and conditional requests, data fidelity, the console as a product, background work that recovers, security and protocol fixes",
     changes: [
       {
         category: "addition",
@@ -350,6 +350,64 @@ export const changelog: Release[] = [
         summary:
           "Calling provider events older than the stored call state change nothing of it: an earlier `call.started` keeps the later start and title, an earlier `call.ended` the later end and duration.",
         routes: ["POST /calling/webhooks/{provider}/{connectionId}"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Every list answers `{ data, pagination }` and takes `limit` and `cursor`: `GET /api-keys`, `GET /integrations/connections`, `GET /webhooks/event-types`, `GET /public/integrations/crm` and `GET /usage` (its `totals` cover the whole range on every page) now too.",
+        routes: [
+          "GET /api-keys",
+          "GET /integrations/connections",
+          "GET /webhooks/event-types",
+          "GET /public/integrations/crm",
+          "GET /usage",
+        ],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "The inbox runs on the service's own clock: `lastMessageAtMs`, the conversation order, the snippet and the order of a conversation's messages follow when each message arrived or was sent here; the sender's `Date` header is kept as `sentAtMs` only. Messages gain `createdAt` (arrival) and `senderKind` (`person`, `mail_system` for bounces, `own_mailbox_from_outside` for inbound mail whose `From` claims one of the workspace's mailboxes, which stays inbound).",
+        routes: ["GET /inbox/conversations", "GET /inbox/conversations/{conversationId}/messages"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Inbound mail: attachments are stored byte for byte in every transfer encoding (7bit and quoted-printable no longer gain a line break); bounces (null sender, `From` without an address) are stored as from the mail system instead of refused; subjects, display names and addresses are stored without CR, LF or other control characters; a reply without `to` goes only to an address a request could name, never to one of the workspace's mailboxes or the mail system. Subjects sent through the API refuse control characters.",
+        routes: ["POST /inbox/conversations", "POST /inbox/conversations/{conversationId}/messages"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Paging `GET /inbox/conversations` while messages arrive skips nothing: the cursor carries the time of the first page and the walk keeps the order of that time; a conversation that moved is served once at its place then, conversations started meanwhile appear when a client starts again without `cursor`.",
+        routes: ["GET /inbox/conversations"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "`contains`, `not_contains` and `starts_with` take any fragment on e-mail, phone, URL and domain fields (`@example.org`, `555`), in record queries, views and the MCP tool.",
+        routes: ["POST /records/query", "POST /crm/objects/{objectTypeId}/views"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Requests: a JSON body nested deeper than 64 levels is 400 (never 500); no body with `Content-Type: application/json` is `{}`; a query value whose percent-encoding is not UTF-8 is 400 naming it; a replay answers its own `X-Request-Id` (an error's `requestId` equal to it) with the first request's id in the new `Original-Request-Id` header; MCP error details name the tool's arguments (`fields.email`), not the REST request's `body.` or `query.`.",
+        routes: [],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "The reference page opens with an introduction in sections: authentication (keys, OAuth, organizations), rate limits and costs, idempotency, pagination, errors, webhooks and their signatures, and MCP.",
+        routes: ["GET /docs", "GET /openapi.json"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "The OpenAPI document says what the server checks: attachment downloads answer the attachment's own media type (`*/*`), compose, reply and reply drafts need `text` or `html` (a reply draft takes `html` alone), record `fields` need at least one property, and `X-Service-Organization-Id` is declared on every operation a user credential calls.",
+        routes: [
+          "GET /inbox/messages/{messageId}/attachments/{attachmentId}",
+          "POST /inbox/conversations",
+          "PUT /inbox/conversations/{conversationId}/draft",
+        ],
       },
     ],
   },

@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { apiIntroduction } from "./api-introduction";
 import { catalogue } from "./catalogue";
 import { tagDescriptions } from "./operation";
 import { responseHeaders } from "./responses";
@@ -10,6 +11,16 @@ export const apiVersion = "1.0.0";
  * The public OpenAPI 3.1 document, generated from the route catalogue and nothing else.
  * `origin` is where the gateway is reached (`https://<host>`); paths are relative to `{origin}/api/v1`.
  */
+const serviceOrganizationHeader = {
+  name: "X-Service-Organization-Id",
+  in: "header" as const,
+  required: false,
+  description:
+    "The organization a user credential acts in when the user belongs to several (an OAuth token without `org`, a console session): 400 `organization_required` without it, listing them; 400 `organization_mismatch` when it names an organization the credential does not act for. An API key or app token acts in its own organization; naming another is 400 `organization_mismatch`.",
+  // No example: a try-it client would send it, and a made-up organization is 400 for everyone.
+  schema: { type: "string" as const, pattern: "^org_[0-9a-z]+$", maxLength: 73 },
+};
+
 export function openApiDocument(origin: string) {
   const generator = new OpenAPIHono();
   const registry = generator.openAPIRegistry;
@@ -48,6 +59,7 @@ export function openApiDocument(origin: string) {
       "Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of webhook-id.webhook-timestamp.body>` with the connection's `whsec_` secret, beside `webhook-id` and `webhook-timestamp` (within 5 minutes). Only the inbound provider routes take it.",
   });
   for (const [name, header] of Object.entries(responseHeaders)) registry.registerComponent("headers", name, header);
+  registry.registerComponent("parameters", "ServiceOrganizationId", serviceOrganizationHeader);
   for (const operation of catalogue) registry.registerPath(operation.route);
   const environment = /^https?:\/\/(localhost|127\.0\.0\.1)(:|$)/.test(origin) ? "local development" : "production";
   const document = generator.getOpenAPI31Document({
@@ -55,8 +67,7 @@ export function openApiDocument(origin: string) {
     info: {
       title: "CRM and inbox API",
       version: apiVersion,
-      description:
-        "Workspaces, CRM object types, fields, views, records, tasks, notes, inbox, meetings and webhooks. Every error has the body `{ error: { code, message, requestId, details?, retryAfterMs? } }`; every response carries `X-Request-Id`.",
+      description: apiIntroduction,
     },
     servers: [
       {
@@ -68,6 +79,13 @@ export function openApiDocument(origin: string) {
     // Only groups that hold operations; the catalogue decides, not this list.
     tags: [...new Set(catalogue.map((operation) => operation.tag))].map((name) => ({ name, description: tagDescriptions[name] })),
   });
+  // A common request header of every operation a user credential calls (the reference lists it so):
+  // declared once as a component and referred to by each, not repeated in every route of the catalogue.
+  for (const operation of catalogue.filter((entry) => entry.auth === "bearer" || entry.auth === "session")) {
+    const described = document.paths?.[operation.path]?.[operation.method];
+    if (described)
+      described.parameters = [...(described.parameters ?? []), { $ref: "#/components/parameters/ServiceOrganizationId" }];
+  }
   // OpenAPI 3.1 licence by SPDX identifier (the generator's config type predates the field).
   document.info.license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
   document.info.contact = { name: "API reference and support", url: `${origin}/api/v1/docs` };

@@ -38,6 +38,11 @@ export const responseHeaders = {
     description: "`true` when this is the stored result of an earlier request with the same `Idempotency-Key`.",
     schema: { type: "string" as const, enum: ["true"] },
   },
+  "Original-Request-Id": {
+    description:
+      "On a replay (`Idempotent-Replayed: true`): the id of the first request with this `Idempotency-Key`, whose result this is. `X-Request-Id` and an error's `requestId` are this request's own.",
+    schema: { type: "string" as const, pattern: "^req_[0-9a-z]+$", maxLength: 64 },
+  },
   ETag: {
     description:
       "Strong validator of this representation. Send it back in `If-None-Match`: while the representation is unchanged the answer is 304 without a body.",
@@ -74,7 +79,7 @@ export const successHeaders = (write: boolean) =>
     "RateLimit-Policy",
     "RateLimit",
     "X-Token-Cost",
-    ...(write ? (["Idempotent-Replayed"] as const) : []),
+    ...(write ? (["Idempotent-Replayed", "Original-Request-Id"] as const) : []),
   );
 
 /** Headers of a cacheable public answer (200 and 304). */

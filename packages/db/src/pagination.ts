@@ -19,6 +19,8 @@ interface CursorPayload {
   s: string;
   /** Keyset position: the order values of the last row served. */
   p: KeysetValue[];
+  /** The list's snapshot (`PageRequest.snapshot`), taken on the first page and kept for the whole walk. */
+  t?: number;
 }
 
 /**
@@ -40,17 +42,20 @@ function after<Row>(order: KeysetColumn<Row>[], position: KeysetValue[]): SQL {
 }
 
 /** The one cursor codec: an HMAC-signed keyset position, bound to the list (`scope`) it came from. */
-const encodeCursor = (scope: string, position: KeysetValue[], secret: string) =>
-  signToken({ s: scope, p: position } satisfies CursorPayload, secret);
+const encodeCursor = (scope: string, position: KeysetValue[], secret: string, snapshot?: number) =>
+  signToken({ s: scope, p: position, ...(snapshot === undefined ? {} : { t: snapshot }) } satisfies CursorPayload, secret);
 
-/** The position a cursor holds, or 400 `invalid_cursor` when it is tampered with or belongs to another list. */
-async function decodeCursor(cursor: string, scope: string, length: number, secret: string): Promise<KeysetValue[]> {
+/** The cursor's payload, or 400 `invalid_cursor` when it is tampered with or belongs to another list. */
+async function decodePayload(cursor: string, scope: string, length: number, secret: string): Promise<CursorPayload> {
   const payload = (await verifyToken(cursor, secret)) as CursorPayload | null;
   if (!payload || payload.s !== scope || !Array.isArray(payload.p) || payload.p.length !== length) {
     throw new ApiError("invalid_cursor", "The cursor is not valid for this list; start again without it.");
   }
-  return payload.p;
+  return payload;
 }
+
+const decodeCursor = async (cursor: string, scope: string, length: number, secret: string) =>
+  (await decodePayload(cursor, scope, length, secret)).p;
 
 export interface PageRequest<Row> {
   /** Identifies the list and every filter that shapes it, e.g. `workspaces:<org>`. */
@@ -58,8 +63,20 @@ export interface PageRequest<Row> {
   limit: number;
   cursor: string | undefined;
   order: KeysetColumn<Row>[];
+  /**
+   * For a list ordered by a key that changes (a conversation's last message): a value taken when the
+   * first page is read (its time) and handed to every later page, so the walk can order by what the
+   * key was then and skip nothing that existed at the start.
+   */
+  snapshot?: () => number;
   /** Runs the query: rows matching the list's filters and `position`, in `orderBy`, at most `limit`. */
-  fetch: (query: { after: SQL | undefined; orderBy: SQL[]; limit: number }) => Promise<Row[]>;
+  fetch: (query: {
+    after: SQL | undefined;
+    orderBy: SQL[];
+    limit: number;
+    position: KeysetValue[] | undefined;
+    snapshot: number | undefined;
+  }) => Promise<Row[]>;
 }
 
 /**
@@ -68,12 +85,16 @@ export interface PageRequest<Row> {
  * Cursors are opaque and HMAC-protected; a tampered or foreign cursor is `invalid_cursor`.
  */
 export async function paginate<Row>(request: PageRequest<Row>, secret: string): Promise<{ data: Row[]; pagination: Pagination }> {
-  const position =
-    request.cursor === undefined ? undefined : await decodeCursor(request.cursor, request.scope, request.order.length, secret);
+  const payload =
+    request.cursor === undefined ? undefined : await decodePayload(request.cursor, request.scope, request.order.length, secret);
+  const position = payload?.p;
+  const snapshot = payload ? payload.t : request.snapshot?.();
   const rows = await request.fetch({
     after: position ? after(request.order, position) : undefined,
     orderBy: request.order.map(({ column, direction }) => (direction === "asc" ? asc(column) : desc(column))),
     limit: request.limit + 1,
+    position,
+    snapshot,
   });
   // The extra row only says that more exist; the cursor holds the position of the last row served.
   const hasMore = rows.length > request.limit;
@@ -85,6 +106,7 @@ export async function paginate<Row>(request: PageRequest<Row>, secret: string): 
           request.scope,
           request.order.map((key) => key.valueIn(last)),
           secret,
+          snapshot,
         )
       : null;
   return { data, pagination: { cursor, hasMore } };

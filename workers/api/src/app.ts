@@ -7,6 +7,7 @@ import {
   respondWithError,
   validationHook,
   verifyActorContext,
+  wellFormedQuery,
 } from "@crm/contracts";
 import { newId } from "@crm/db";
 import { OpenAPIHono } from "@hono/zod-openapi";
@@ -88,6 +89,7 @@ export function createApp() {
     const handler = handlers[operation.operationId as keyof typeof handlers];
     const middleware = [
       gatewayContext(operation),
+      wellFormedQuery,
       jsonRequestBody,
       entityTags(operation),
       idempotency,

@@ -68,8 +68,20 @@ function replayableBody(body: string, secrets: ResponseSecrets | undefined): str
 }
 
 /**
+ * A stored response as this request answers it: an error's `requestId` is this request's, as its
+ * `X-Request-Id` is (the first request's id travels in `Original-Request-Id`).
+ */
+function replayedBody(body: string | null, requestId: string): string | null {
+  if (!body) return body;
+  const response = JSON.parse(body) as { error?: { requestId?: string } };
+  if (!response.error?.requestId) return body;
+  return JSON.stringify({ ...response, error: { ...response.error, requestId } });
+}
+
+/**
  * Idempotency for every write (DESIGN.md section 5). The first request with a key claims it; a
  * replay of the same request gets the stored status and body with `Idempotent-Replayed: true`
+ * and the first request's id in `Original-Request-Id`
  * and runs nothing (so it emits no second event). 5xx and 429 results are not kept, nor secrets
  * (see `keepSecretsFromReplay`).
  */
@@ -90,6 +102,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     .values({
       ...identity,
       requestHash: hash,
+      requestId: c.var.requestId,
       state: "in_flight",
       lockedUntil: now + inFlightLockMs,
       expiresAt: now + retentionMs,
@@ -98,6 +111,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
       target: [idempotencyKeys.organizationId, idempotencyKeys.credentialId, idempotencyKeys.key],
       set: {
         requestHash: hash,
+        requestId: c.var.requestId,
         state: "in_flight",
         responseStatus: null,
         responseBody: null,
@@ -127,9 +141,10 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
       throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still in flight; retry later");
     }
     const headers = new Headers({ "content-type": "application/json", "idempotent-replayed": "true" });
+    if (existing.requestId) headers.set("original-request-id", existing.requestId);
     // A replay costs what the first answer did, also when that cost varied with the request.
     if (existing.responseCostUnits !== null) headers.set(chargedUnitsHeader, String(existing.responseCostUnits));
-    return new Response(existing.responseBody, { status: existing.responseStatus, headers });
+    return new Response(replayedBody(existing.responseBody, c.var.requestId), { status: existing.responseStatus, headers });
   }
 
   try {

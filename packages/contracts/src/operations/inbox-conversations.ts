@@ -24,7 +24,7 @@ export const listConversations = defineOperation({
   operationId: "listConversations",
   tag: "Inbox",
   summary: "List or search the conversations of a workspace",
-  description: `Newest first, by \`(lastMessageAtMs desc, id desc)\`. \`q\` searches subjects, message texts, attendee names and addresses and the conversation's comments (every word, as a prefix); \`tagIds\` keeps conversations with any of the tags; \`viewId\` applies an inbox view's filter, and the other parameters narrow it further. ${accessNote}`,
+  description: `Newest first, by \`(lastMessageAtMs desc, id desc)\`: when the latest message arrived or was sent here. A walk through the pages keeps the order it began with: the cursor carries the time of the first page, so a conversation that gets a message while you page is served once, at its place as of that time (never skipped), and conversations started meanwhile are not part of the walk; start again without \`cursor\` to see them and the new order. \`q\` searches subjects, message texts, attendee names and addresses and the conversation's comments (every word, as a prefix); \`tagIds\` keeps conversations with any of the tags; \`viewId\` applies an inbox view's filter, and the other parameters narrow it further. ${accessNote}`,
   scope: "inbox:read",
   costUnits: costUnits.read,
   mcpTool: "inbox_conversations_list",

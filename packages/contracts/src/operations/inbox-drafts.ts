@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { deletedSchema, emptyBodySchema, pathId } from "../ids";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
 import { defaulted } from "../request-defaults";
+import { textOrHtml } from "./inbox-mail";
 import { draftSchema } from "./inbox-schemas";
 
 /** The caller's own draft of a reply to a conversation (reference rule 9; DESIGN.md section 8). */
@@ -30,13 +31,17 @@ export const putConversationDraft = defineOperation({
     body: jsonBody(
       z
         .object({
-          text: z.string().max(100_000),
+          text: z.string().max(100_000).optional().openapi({ description: "Plain-text body; derived from `html` when absent" }),
           html: z.string().max(100_000).optional(),
           to: defaulted(z.array(recipient).max(100), [], "Recipients."),
           cc: defaulted(z.array(recipient).max(100), [], "Copy recipients."),
         })
         .strict()
-        .openapi("PutConversationDraft", { example: { text: "Thanks, we will get back to you today." } }),
+        .refine(textOrHtml.check, textOrHtml.refusal)
+        .openapi("PutConversationDraft", {
+          ...textOrHtml.documented,
+          example: { text: "Thanks, we will get back to you today." },
+        }),
     ),
   },
   responses: { 200: jsonResponse("The saved draft", draftResponse) },

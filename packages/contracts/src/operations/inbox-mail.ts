@@ -53,6 +53,16 @@ export const messageBody = {
     .openapi({ description: "HTML body, sanitized before it is sent and stored (the text part is its alternative)" }),
 };
 
+/**
+ * A message needs content: `text`, `html` or both, checked where the body is validated and declared
+ * in the document (`anyOf` of the two `required`), so a generated client knows it before sending.
+ */
+export const textOrHtml = {
+  check: (value: { text?: string | undefined; html?: string | undefined }) => Boolean(value.text?.trim() || value.html?.trim()),
+  refusal: { path: ["text"], message: "Give `text`, `html` or both: a message needs content" },
+  documented: { anyOf: [{ required: ["text"] }, { required: ["html"] }] },
+};
+
 export const sentResponse = z.object({ conversation: conversationSchema, message: messageSchema });
 
 export const sendingRules =
@@ -83,12 +93,15 @@ export const composeConversation = defineOperation({
           ...messageBody,
         })
         .strict()
+        .refine(textOrHtml.check, textOrHtml.refusal)
         .openapi("ComposeConversation", {
+          ...textOrHtml.documented,
           example: {
             workspaceId: "ws_01jd5q0m4x8r2w3y6z7a9b",
             mailbox: "support@acme.example",
             to: ["ada@example.com"],
             subject: "Your renewal",
+            text: "Hello Ada, your plan renews on 1 December.",
           },
         }),
     ),
@@ -120,7 +133,8 @@ export const sendMessage = defineOperation({
           ...messageBody,
         })
         .strict()
-        .openapi("SendMessage", { example: {} }),
+        .refine(textOrHtml.check, textOrHtml.refusal)
+        .openapi("SendMessage", { ...textOrHtml.documented, example: { text: "Thanks, the plan is 10 a seat." } }),
     ),
   },
   responses: { 201: jsonResponse("The conversation and the sent message", sentResponse) },
@@ -148,7 +162,8 @@ export const getAttachment = defineOperation({
     200: {
       description: "The attachment's bytes, with its stored content type",
       content: {
-        "application/octet-stream": {
+        // Answered with the attachment's own stored type (`application/pdf`, `image/png`, …): any media type.
+        "*/*": {
           schema: z.string().max(26_214_400).openapi({ format: "binary", description: "At most 25 MiB, as inbound mail" }),
         },
       },

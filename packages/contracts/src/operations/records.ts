@@ -39,7 +39,10 @@ export const fieldsInput = z
     },
     z.record(z.string(), z.unknown()).refine((fields) => Object.keys(fields).length > 0, "Give at least one field"),
   )
-  .openapi({ description: "Values keyed by field slug (GET /crm/objects/{objectTypeId}/fields lists them)." });
+  .openapi({
+    description: "Values keyed by field slug (GET /crm/objects/{objectTypeId}/fields lists them); at least one.",
+    minProperties: 1,
+  });
 
 export const identityNote =
   "A value of a unique field (people `email`, companies `domain`, custom unique fields) equal to another live record's, after trimming and case-folding, is 409 `identity_conflict` with `details.matches = [{ recordId, field, value }]`; nothing is written.";

@@ -8,6 +8,8 @@ export const idempotencyKeys = sqliteTable(
     credentialId: text("credential_id").notNull(),
     key: text("key").notNull(),
     requestHash: text("request_hash").notNull(),
+    /** The id of the request that claimed the key: a replay names it in `Original-Request-Id`. */
+    requestId: text("request_id"),
     state: text("state", { enum: ["in_flight", "completed"] }).notNull(),
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),

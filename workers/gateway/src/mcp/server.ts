@@ -5,7 +5,7 @@ import { callRouteTool, type McpCaller } from "./tool-call";
 import { registerUtilityTools, utilityToolNames } from "./utility-tools";
 
 const instructions =
-  "Every route of the CRM and inbox REST API that takes a bearer token is a tool here, with the same arguments (path, query and body in one object), scopes, rate limits and token costs. List tools return one page `{ data, pagination }`: call again with `cursor` until `pagination.hasMore` is false. Writes take an `idempotencyKey` (required by records_create) so a retry never writes twice. Sending tools answer with a preview unless `sendMode` is `send` (or `draft`). Failures are results with isError and the API's error body `{ error: { code, message, requestId, details? } }`.";
+  "Every route of the CRM and inbox REST API that takes a bearer token is a tool here, with the same arguments (path, query and body in one object), scopes, rate limits and token costs. List tools return one page `{ data, pagination }`: call again with `cursor` until `pagination.hasMore` is false. Writes take an `idempotencyKey` (required by records_create) so a retry never writes twice. Sending tools answer with a preview unless `sendMode` is `send` (or `draft`). Failures are results with isError and the API's error body `{ error: { code, message, requestId, details? } }`, each detail's `path` naming your argument (`fields.email`).";
 
 /**
  * The tool a `tools/call` names. Registering every tool of the catalogue costs about a millisecond

@@ -59,11 +59,29 @@ function operationRequest(caller: McpCaller, tool: RouteTool, args: ToolArgument
   };
 }
 
-/** An API failure as a tool result: the REST error body, for the model to read and act on. */
-const errorResult = (body: ErrorBody | unknown): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(body) }],
-  isError: true,
-});
+/**
+ * A detail's path as this surface names it. The REST surface names where a value travelled
+ * (`body.fields.email`, `query.limit`, `path.recordId`); a tool takes path, query and body as one
+ * object of arguments, so its callers are told the argument itself (`fields.email`, `limit`).
+ */
+export const argumentPath = (path: string) => path.replace(/^(body|query|path)(\.|$)/, "") || "arguments";
+
+/** An API failure as a tool result: the REST error body, its paths the tool's arguments, for the model to act on. */
+function errorResult(body: ErrorBody | unknown): CallToolResult {
+  const error = (body as Partial<ErrorBody>).error;
+  const named =
+    error && Array.isArray(error.details)
+      ? {
+          error: {
+            ...error,
+            details: error.details.map((detail) =>
+              typeof detail?.path === "string" ? { ...detail, path: argumentPath(detail.path) } : detail,
+            ),
+          },
+        }
+      : body;
+  return { content: [{ type: "text", text: JSON.stringify(named) }], isError: true };
+}
 
 /** A JSON answer as a tool result; the resource's `ETag`, when it has one, in `_meta.etag` for a later `ifMatch`. */
 const jsonResult = (body: Record<string, unknown>, etag: string | null = null): CallToolResult => ({

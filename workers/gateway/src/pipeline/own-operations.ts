@@ -1,4 +1,4 @@
-import { ApiError, catalogue, jsonRequestBody, respondWithError, validationHook } from "@crm/contracts";
+import { ApiError, catalogue, jsonRequestBody, respondWithError, validationHook, wellFormedQuery } from "@crm/contracts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { GatewayAppEnv } from "../env";
 import { gatewayHandlers } from "../handlers";
@@ -24,13 +24,17 @@ ownOperations.use(async (c, next) => {
   if (caller.actor) c.set("actor", caller.actor);
   await next();
 });
-ownOperations.use(jsonRequestBody);
 for (const operation of catalogue) {
   // Signed inbound webhooks pass through the gateway to their connection's region (inbound.ts).
   if (operation.servedBy !== "gateway" || operation.auth === "signature") continue;
   const handler = gatewayHandlers[operation.operationId as keyof typeof gatewayHandlers];
+  // JSON routes read their body as every JSON route does; a form route (the unsubscribe one-click POST) its own way.
+  const request = operation.route.request;
+  const body = request && "body" in request ? request.body : undefined;
+  const takesJson = body === undefined || "application/json" in body.content;
+  const middleware = takesJson ? [wellFormedQuery, jsonRequestBody] : [wellFormedQuery];
   // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
-  ownOperations.openapi(operation.route, handler as never);
+  ownOperations.openapi({ ...operation.route, middleware }, handler as never);
 }
 ownOperations.notFound(() => {
   throw new ApiError("not_found", "No such route");

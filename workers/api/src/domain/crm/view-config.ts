@@ -18,6 +18,8 @@ export interface ViewShape {
 type Problem = { path: string; message: string };
 
 const listOperators = new Set<FilterOperator>(["in", "not_in"]);
+/** Operators that match a part of a value: they take any fragment, not a whole e-mail address, phone, URL or domain. */
+const fragmentOperators = new Set<FilterOperator>(["contains", "not_contains", "starts_with"]);
 const valuelessOperators = new Set<FilterOperator>(["is_empty", "is_not_empty"]);
 
 function checkConditionValue(
@@ -42,13 +44,21 @@ function checkConditionValue(
     const check =
       field.type === "multiselect" || field.type === "select"
         ? checkScalar({ ...shape, type: "select" }, item)
-        : checkScalar(shape, item);
+        : fragmentOperators.has(operator)
+          ? checkFragment(item)
+          : checkScalar(shape, item);
     if (!check.ok) {
       problems.push({ path, message: check.message });
       return;
     }
   }
 }
+
+/** A fragment to look for inside values: non-empty text, as long as a value can be. */
+const checkFragment = (value: unknown) =>
+  typeof value === "string" && value.length > 0
+    ? checkScalar({ type: "text", activeOptionValues: new Set() }, value)
+    : ({ ok: false, message: "Expected a non-empty fragment of text" } as const);
 
 /**
  * The type of a view as the reference creates it: its body has no `type`, so a view with a kanban

@@ -1,12 +1,12 @@
 import { regional } from "@crm/db";
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../env";
-import type { KeysetColumn } from "../../pagination";
+import type { KeysetColumn, KeysetValue } from "../../pagination";
 import type { ConversationRow } from "./response";
 import { conversationMatches, matchExpression, matchingConversationIds } from "./search";
 import type { ConversationFilter, ConversationSort } from "./view-filter";
 
-const { conversationAssignees, conversationTags, conversations } = regional;
+const { conversationAssignees, conversationTags, conversations, messages } = regional;
 
 /**
  * The conversation list query. Plan (checked in test/inbox-conversations.test.ts): the workspace's
@@ -26,18 +26,84 @@ export interface ConversationQuery {
   sort: ConversationSort | undefined;
 }
 
+/** A conversation as a walk lists it: `listKey` is its last message's time when the walk began, if it moved since. */
+export type ListedConversation = ConversationRow & { listKey?: number };
+
 /** The list order: the view's sort (last message by default, newest first), then the id in the same direction. */
-export function conversationOrder(sort: ConversationSort | undefined): KeysetColumn<ConversationRow>[] {
+export function conversationOrder(sort: ConversationSort | undefined): KeysetColumn<ListedConversation>[] {
   const direction = sort?.direction ?? "desc";
   const byCreation = sort?.field === "createdAt";
   return [
     {
       column: byCreation ? conversations.createdAt : conversations.lastMessageAtMs,
       direction,
-      valueIn: (row) => (byCreation ? row.createdAt : row.lastMessageAtMs),
+      valueIn: (row) => (byCreation ? row.createdAt : (row.listKey ?? row.lastMessageAtMs)),
     },
     { column: conversations.id, direction, valueIn: (row) => row.id },
   ];
+}
+
+/**
+ * A later page of a walk ordered by last message (DESIGN.md section 2: paging never skips a
+ * conversation that existed when the walk began). The cursor carries the time of the first page,
+ * and the walk orders by what each conversation's last message time was then: conversations with
+ * no message since are read from the list index as always; those that moved (a message arrived
+ * since) are few, read through the same index above that time, keyed by their last message up to
+ * it, and merged in. Conversations started since are not part of the walk.
+ */
+export async function pageAsBegun(
+  db: Database,
+  query: ConversationQuery,
+  page: { after: SQL | undefined; orderBy: SQL[]; limit: number; position: KeysetValue[]; begunAtMs: number },
+  direction: "asc" | "desc",
+  driver?: SearchDriver,
+): Promise<ListedConversation[]> {
+  const { begunAtMs, position } = page;
+  const [unchanged, moved] = await Promise.all([
+    conversationPage(db, query, { ...page, after: and(page.after, lte(conversations.lastMessageAtMs, begunAtMs)) }, driver),
+    conversationPage(
+      db,
+      query,
+      { after: gt(conversations.lastMessageAtMs, begunAtMs), orderBy: [], limit: maxMovedPerPage },
+      driver,
+    ),
+  ]);
+  const keys =
+    moved.length === 0
+      ? []
+      : await lastMessageBefore(
+          db,
+          moved.map((row) => row.id),
+          begunAtMs,
+        );
+  const keyOf = new Map(keys.map((row) => [row.conversationId, row.at]));
+  const [positionKey, positionId] = position as [number, string];
+  const sign = direction === "desc" ? -1 : 1;
+  const compare = (a: ListedConversation, b: { key: number; id: string }) =>
+    sign * ((a.listKey ?? a.lastMessageAtMs) - b.key || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const movedRows = moved
+    .filter((row) => keyOf.has(row.id))
+    .map((row) => ({ ...row, listKey: keyOf.get(row.id) as number }))
+    .filter((row) => compare(row, { key: positionKey, id: positionId }) > 0);
+  const listed: ListedConversation[] = [...unchanged, ...movedRows];
+  return listed.sort((a, b) => compare(a, { key: b.listKey ?? b.lastMessageAtMs, id: b.id })).slice(0, page.limit);
+}
+
+/** Conversations a walk may hold at once that moved since it began; a busier inbox pages on from a fresh start. */
+const maxMovedPerPage = 1_000;
+
+/** Each conversation's last message up to a time (served by `messages_conversation_created`). */
+function lastMessageBefore(db: Database, conversationIds: string[], atMs: number) {
+  return db
+    .select({ conversationId: messages.conversationId, at: sql<number>`max(${messages.createdAt})` })
+    .from(messages)
+    .where(
+      and(
+        sql`${messages.conversationId} in (select value from json_each(${JSON.stringify(conversationIds)}))`,
+        lte(messages.createdAt, atMs),
+      ),
+    )
+    .groupBy(messages.conversationId);
 }
 
 /**

@@ -11,7 +11,14 @@ import { creationOrder, type KeysetColumn, paginate } from "../../pagination";
 import { loadRecord } from "../records/service";
 import { checkAssignees } from "../tasks/links";
 import { linkedFlagStatement } from "./attendees";
-import { type ConversationQuery, conversationOrder, conversationPage, searchDriver } from "./conversation-list";
+import {
+  type ConversationQuery,
+  conversationOrder,
+  conversationPage,
+  type ListedConversation,
+  pageAsBegun,
+  searchDriver,
+} from "./conversation-list";
 import { type ConversationRow, conversationResponses, type MessageRow, messageResponses } from "./response";
 import { checkTags } from "./tags";
 import { type ConversationFilter, viewSelection } from "./view-filter";
@@ -53,14 +60,20 @@ export async function listConversationsOf(context: ServiceContext, input: QueryO
     sort: view?.sort,
   };
   const driver = await searchDriver(db, query);
-  const page = await paginate<ConversationRow>(
+  // Ordered by a key that moves (the last message): a walk keeps the order it began with.
+  const byLastMessage = query.sort?.field !== "createdAt";
+  const page = await paginate<ListedConversation>(
     {
       // What the list holds depends on the caller (access, personal views) and on every parameter.
       scope: `conversations:${workspaceId}:${actor.actor.id}:${JSON.stringify([viewId, own])}`,
       limit,
       cursor,
       order: conversationOrder(query.sort),
-      fetch: (position) => conversationPage(db, query, position, driver),
+      ...(byLastMessage ? { snapshot: () => Date.now() } : {}),
+      fetch: ({ position, snapshot, ...rest }) =>
+        byLastMessage && position && snapshot !== undefined
+          ? pageAsBegun(db, query, { ...rest, position, begunAtMs: snapshot }, query.sort?.direction ?? "desc", driver)
+          : conversationPage(db, query, rest, driver),
     },
     cursorSecret,
   );

@@ -37,12 +37,14 @@ export async function saveDraft(
       { path: "body.html", message: `A ${row.channel} conversation takes text only` },
     ]);
   }
-  const html = input.html === undefined ? null : sanitizedContent("html", input.html, input.text).html;
+  const content = input.html === undefined ? null : sanitizedContent("html", input.html, input.text);
+  const html = content?.html ?? null;
   const draft: DraftRow = {
     conversationId: row.id,
     userId: actor.actor.id,
     workspaceId: row.workspaceId,
-    text: input.text,
+    // Without text the HTML's plain text stands for it, as when the message is sent.
+    text: input.text ?? content?.plain ?? "",
     html,
     toAddresses: input.to,
     ccAddresses: input.cc,

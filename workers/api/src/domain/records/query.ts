@@ -33,6 +33,12 @@ function stored(field: RecordField, value: unknown): string | number {
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
+/** A fragment as a LIKE pattern over stored values (e-mail addresses and domains are stored lower-cased). */
+const fragment = (field: RecordField, value: unknown, anchoredAtStart: boolean) => {
+  const text = escapeLike(String(stored(field, value)));
+  return anchoredAtStart ? `${text}%` : `%${text}%`;
+};
+
 function condition(field: RecordField, operator: FilterOperator, value: unknown): SQL {
   const c = column(field);
   const probe = (predicate: SQL) =>
@@ -51,13 +57,13 @@ function condition(field: RecordField, operator: FilterOperator, value: unknown)
     case "contains":
       return field.type === "multiselect"
         ? probe(sql`v.${c} = ${one()}`)
-        : probe(sql`v.${c} like ${`%${escapeLike(String(value))}%`} escape '\\'`);
+        : probe(sql`v.${c} like ${fragment(field, value, false)} escape '\\'`);
     case "not_contains":
       return field.type === "multiselect"
         ? sql`not ${probe(sql`v.${c} = ${one()}`)}`
-        : sql`not ${probe(sql`v.${c} like ${`%${escapeLike(String(value))}%`} escape '\\'`)}`;
+        : sql`not ${probe(sql`v.${c} like ${fragment(field, value, false)} escape '\\'`)}`;
     case "starts_with":
-      return probe(sql`v.${c} like ${`${escapeLike(String(value))}%`} escape '\\'`);
+      return probe(sql`v.${c} like ${fragment(field, value, true)} escape '\\'`);
     case "gt":
       return probe(sql`v.${c} > ${one()}`);
     case "gte":

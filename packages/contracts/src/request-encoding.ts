@@ -56,3 +56,27 @@ export const jsonRequestBody: MiddlewareHandler = async (c, next) => {
   }
   await next();
 };
+
+/**
+ * A query whose percent-encoding is not UTF-8 (`q=%ED%A0%80`, a lone surrogate in CESU-8) would
+ * decode to U+FFFD and search for something the client never sent: 400 naming the parameter, as
+ * for any other ill-formed input.
+ */
+export const wellFormedQuery: MiddlewareHandler = async (c, next) => {
+  const invalid = new URL(c.req.url).search
+    .slice(1)
+    .split("&")
+    .filter((pair) => pair.length > 0 && decoded(pair.replaceAll("=", "")) === null)
+    .map((pair) => ({ path: `query.${decoded(pair.split("=")[0] ?? "") ?? "?"}`, message: "Not valid UTF-8" }));
+  if (invalid.length > 0) throw new ApiError("invalid_request", "The request is not valid; see details.", invalid);
+  await next();
+};
+
+/** A percent-encoded query component, decoded; null when its bytes are not UTF-8. */
+function decoded(component: string): string | null {
+  try {
+    return decodeURIComponent(component.replaceAll("+", " "));
+  } catch {
+    return null;
+  }
+}

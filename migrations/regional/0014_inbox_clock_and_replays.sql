@@ -10,3 +10,5 @@ WHERE EXISTS (SELECT 1 FROM messages WHERE messages.conversation_id = conversati
 -- Who a message is from beyond its direction: a person, the mail system (bounces), or mail from
 -- outside claiming one of the workspace's own mailboxes.
 ALTER TABLE messages ADD COLUMN sender_kind TEXT NOT NULL DEFAULT 'person';
+-- The request that claimed an Idempotency-Key: a replay names it in Original-Request-Id.
+ALTER TABLE idempotency_keys ADD COLUMN request_id TEXT;
