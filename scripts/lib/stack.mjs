@@ -22,6 +22,9 @@ const regionSecrets = (region) => ({
   GATEWAY_CONTEXT_SECRET: contextSecrets[region],
   CURSOR_SECRET: "stack-cursor-secret",
   DEV_TOOLS: "true",
+  // What the region names when it calls the gateway (the directory, forwarded MCP requests): a local
+  // stack answers loopback host names only, and the port is chosen at start.
+  PUBLIC_ORIGIN: "http://127.0.0.1",
 });
 
 /** Bundles the gateway and the regional Worker as `wrangler deploy` would, with the gateway's static assets in place. */

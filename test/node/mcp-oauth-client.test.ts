@@ -1,6 +1,7 @@
 import { auth, createMCPClient, type OAuthClientProvider } from "@ai-sdk/mcp";
 import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readScopes } from "../../packages/contracts/src/scopes.ts";
 import { buildWorkers, startStack } from "../../scripts/lib/stack.mjs";
 import { setConsolePassword } from "./console-password";
 
@@ -16,17 +17,6 @@ import { setConsolePassword } from "./console-password";
 const executablePath = "/usr/bin/chromium";
 const password = "correct horse battery staple";
 const redirectUrl = "http://127.0.0.1:33419/callback";
-const readScopes = [
-  "crm:metadata:read",
-  "crm:records:read",
-  "tasks:read",
-  "notes:read",
-  "inbox:read",
-  "meetings:read",
-  "webhooks:read",
-  "integrations:read",
-  "usage:read",
-];
 type DemoOrganization = { name: string; workspaces: { id: string; name: string }[] };
 
 let browser: Browser;
