@@ -70,7 +70,7 @@ function dropOverflow(): number {
   const over = pending.length - maxPendingUses;
   if (over <= 0) return 0;
   pending.splice(0, over);
-  console.error(JSON.stringify({ message: "usage dropped", usesDropped: over, waiting: pending.length }));
+  console.warn(JSON.stringify({ message: "usage dropped", usesDropped: over, waiting: pending.length }));
   return over;
 }
 

@@ -1,4 +1,4 @@
-import { maxEventBytes } from "@crm/contracts";
+import { logUnexpectedError, maxEventBytes } from "@crm/contracts";
 import { insertRowsAsJson, newId, regional } from "@crm/db";
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { runBatch } from "../../batch";
@@ -104,14 +104,8 @@ async function sendEach(queue: Queue<EventsMessage>, messages: SizedMessage<Even
         await queue.send(message.body, { contentType: "json" });
         sent.push(...idsOf(message));
       } catch (error) {
-        console.error(
-          JSON.stringify({
-            message: "outbox events not queued",
-            events: idsOf(message),
-            bytes: message.bytes,
-            error: String(error),
-          }),
-        );
+        // The events stay in the outbox unqueued: the next dispatch tries them again.
+        logUnexpectedError(error, { operation: "outbox events not queued", count: idsOf(message).length });
       }
     }
     return sent;
@@ -167,7 +161,8 @@ async function setAside(db: Database, shard: number, events: OutboxEvent[]): Pro
         .where(eq(eventOutbox.id, event.eventId)),
     ),
   ]);
-  console.error(
+  // Not an unexpected error: data that can never be sent, counted and named (ids, no content) for an operator.
+  console.warn(
     JSON.stringify({
       message: "outbox events set aside",
       shard,
