@@ -40,9 +40,10 @@ export const maxPendingUses = 20_000;
 /** Uses of this isolate not yet written. Plain data: any request's flush may write them. */
 const pending: CredentialUse[] = [];
 const { tokenUsage, tokenUsageByKey } = control;
-/** The flush under way (one at a time), and a way to start its write before the delay is over. */
+/** The flush under way: one at a time. */
 let flushing: Promise<void> | null = null;
-let writeNow: (() => void) | null = null;
+/** How often a gathering flush looks whether a full batch is waiting. */
+const pollMs = 50;
 
 /**
  * Records what a request leaves behind in the control plane (an API key's lastUsedAt and activity
@@ -58,10 +59,9 @@ export function recordUse(db: DrizzleD1Database, use: CredentialUse, waitUntil: 
   if (!flushing) {
     flushing = flush(db).finally(() => {
       flushing = null;
-      writeNow = null;
     });
     waitUntil(flushing);
-  } else if (pending.length >= maxUsesPerFlush) writeNow?.();
+  }
   return dropped;
 }
 
@@ -74,12 +74,16 @@ function dropOverflow(): number {
   return over;
 }
 
-/** Waits `ms`, or less when `writeNow` is called. */
-const pause = (ms: number) =>
-  new Promise<void>((resolve) => {
-    writeNow = resolve;
-    setTimeout(resolve, ms);
-  });
+/**
+ * Waits `ms`, or less once a full batch waits, on the flushing request's own timers: another
+ * request may not settle a promise this one made (the runtime refuses I/O across requests).
+ */
+async function pause(ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (pending.length < maxUsesPerFlush && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, until - Date.now())));
+  }
+}
 
 /**
  * Writes what waits, 200 uses a batch, after the gathering delay. A refused batch goes back to the
