@@ -82,3 +82,12 @@ export async function addInboxMember(
     );
   return member;
 }
+
+/** A fresh workspace of its own with its system object types' ids, so that counts, identities and search results are the test's alone. */
+export async function crmWorkspace() {
+  const workspace = await inboxWorkspace();
+  const response = await call(`/crm/objects?workspaceId=${workspace.workspaceId}`, { key: workspace.key });
+  const { objects } = (await response.json()) as { objects: { id: string; slug: string }[] };
+  const typeId = (slug: string) => objects.find((object) => object.slug === slug)?.id as string;
+  return { ...workspace, peopleId: typeId("people"), companiesId: typeId("companies") };
+}

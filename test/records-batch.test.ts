@@ -3,7 +3,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { type ErrorBody, expectStatus, unique } from "./crm";
 import { countRows, outboxCount } from "./fixtures";
-import { inboxWorkspace } from "./inbox";
+import { crmWorkspace } from "./inbox";
 import { rawToolCall, resultText, structured } from "./mcp";
 import { call, eventually } from "./stack";
 
@@ -20,19 +20,7 @@ interface BatchResult {
   error?: ErrorBody["error"] & { requestId: string; details?: unknown };
 }
 
-/** A fresh workspace of its own (people type included), so that counts and identities are the test's alone. */
-async function peopleWorkspace() {
-  const workspace = await inboxWorkspace();
-  const { objects } = (await (
-    await call(`/crm/objects?workspaceId=${workspace.workspaceId}`, { key: workspace.key })
-  ).json()) as {
-    objects: { id: string; slug: string }[];
-  };
-  const typeId = (slug: string) => objects.find((object) => object.slug === slug)?.id as string;
-  return { ...workspace, peopleId: typeId("people"), companiesId: typeId("companies") };
-}
-
-type Workspace = Awaited<ReturnType<typeof peopleWorkspace>>;
+type Workspace = Awaited<ReturnType<typeof crmWorkspace>>;
 
 const batch = (workspace: Workspace, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   call("/records/batch", { method: "POST", key: workspace.key, json: body, headers });
@@ -45,7 +33,7 @@ async function results(response: Response): Promise<BatchResult[]> {
 
 describe("POST /records/batch", () => {
   it("writes the valid items, answers each invalid one with the error it gets alone, and emits one event per record written", async () => {
-    const workspace = await peopleWorkspace();
+    const workspace = await crmWorkspace();
     const taken = `taken-${unique()}@example.com`;
     const existing = await expectStatus<{ record: CrmRecord }>(201, "/records", {
       method: "POST",
@@ -112,7 +100,7 @@ describe("POST /records/batch", () => {
   });
 
   it("takes 100 items in one request, refuses 101 whole, and charges the sum in the usage ledger", async () => {
-    const workspace = await peopleWorkspace();
+    const workspace = await crmWorkspace();
     const hundred = Array.from({ length: 100 }, (_, i) => ({
       fields: { name: `Person ${i}`, email: `p${i}-${unique()}@example.com` },
     }));
@@ -141,7 +129,7 @@ describe("POST /records/batch", () => {
   });
 
   it("refuses a body of another shape whole", async () => {
-    const workspace = await peopleWorkspace();
+    const workspace = await crmWorkspace();
     const record = { fields: { name: "Ada" } };
     for (const [body, path] of [
       [{ objectTypeId: workspace.peopleId, operation: "create", records: [] }, "body.records"],
@@ -173,7 +161,7 @@ describe("POST /records/batch", () => {
   });
 
   it("answers the second of two items with one identity 409, naming the first", async () => {
-    const workspace = await peopleWorkspace();
+    const workspace = await crmWorkspace();
     const email = `twice-${unique()}@example.com`;
     const answered = await results(
       await batch(workspace, {
@@ -193,7 +181,7 @@ describe("POST /records/batch", () => {
   });
 
   it("updates by id: unknown ids 404 alone, a record named twice 409, changedFields in each event", async () => {
-    const workspace = await peopleWorkspace();
+    const workspace = await crmWorkspace();
     const created = await results(
       await batch(workspace, {
         objectTypeId: workspace.peopleId,
@@ -223,7 +211,7 @@ describe("POST /records/batch", () => {
   });
 
   it("upserts by a unique field: the holder is updated, a new value created, a missing value refused alone", async () => {
-    const workspace = await peopleWorkspace();
+    const workspace = await crmWorkspace();
     const known = `known-${unique()}@example.com`;
     const { record } = await expectStatus<{ record: CrmRecord }>(201, "/records", {
       method: "POST",
@@ -254,7 +242,7 @@ describe("POST /records/batch", () => {
   });
 
   it("replays the whole batch for the same Idempotency-Key: the same answer and cost, no second event", async () => {
-    const workspace = await peopleWorkspace();
+    const workspace = await crmWorkspace();
     const body = {
       objectTypeId: workspace.peopleId,
       operation: "create",
@@ -276,7 +264,7 @@ describe("POST /records/batch", () => {
   });
 
   it("never makes two live records of one identity, however many batches race for it", async () => {
-    const workspace = await peopleWorkspace();
+    const workspace = await crmWorkspace();
     const emails = Array.from({ length: 10 }, (_, i) => `race${i}-${unique()}@example.com`);
     const racing = (operation: "create" | "upsert", name: string) =>
       batch(workspace, {
@@ -308,7 +296,7 @@ describe("POST /records/batch", () => {
   });
 
   it("is the MCP tool records_batch, which requires an idempotencyKey as records_create does", async () => {
-    const workspace = await peopleWorkspace();
+    const workspace = await crmWorkspace();
     const args = { objectTypeId: workspace.peopleId, operation: "create", records: [{ fields: { name: "By agent" } }] };
     const keyless = await rawToolCall(workspace.key, "records_batch", args);
     expect(keyless.isError).toBe(true);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createField, createObjectType, type ErrorBody, expectStatus, unique } from "./crm";
 import { createMember } from "./fixtures";
-import { inboxWorkspace } from "./inbox";
+import { crmWorkspace } from "./inbox";
 import { rawToolCall, structured } from "./mcp";
 import { call } from "./stack";
 
@@ -20,18 +20,6 @@ interface Hit {
 interface Page {
   data: Hit[];
   pagination: { cursor: string | null; hasMore: boolean };
-}
-
-/** A fresh workspace of its own, so that what a search finds is the test's alone. */
-async function crmWorkspace() {
-  const workspace = await inboxWorkspace();
-  const { objects } = (await (
-    await call(`/crm/objects?workspaceId=${workspace.workspaceId}`, { key: workspace.key })
-  ).json()) as {
-    objects: { id: string; slug: string }[];
-  };
-  const typeId = (slug: string) => objects.find((object) => object.slug === slug)?.id as string;
-  return { ...workspace, peopleId: typeId("people"), companiesId: typeId("companies") };
 }
 
 type Workspace = Awaited<ReturnType<typeof crmWorkspace>>;
