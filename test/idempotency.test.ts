@@ -181,6 +181,14 @@ describe("request bodies", () => {
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
   });
 
+  it("reads a GET sent with Content-Type: application/json as any other GET (no body is made up for it)", async () => {
+    const { alice, sales } = await cast();
+    for (const path of [`/crm/objects?workspaceId=${sales.id}`, "/workspaces"]) {
+      const response = await call(path, { key: alice.apiKey, headers: { "content-type": "application/json" } });
+      expect(response.status, path).toBe(200);
+    }
+  });
+
   it("415 unsupported_media_type for a body that is not JSON", async () => {
     const { alice } = await cast();
     const response = await call("/crm/objects", {

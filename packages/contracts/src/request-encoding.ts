@@ -32,9 +32,11 @@ export function jsonNestingExceeds(text: string, limit = maxJsonDepth): boolean 
  * What every JSON route of both Workers does with the body before validation reads it: another
  * media type is 415; bytes that are not UTF-8 or JSON nested deeper than `maxJsonDepth` levels are
  * 400; and no body at all, with or without `Content-Type: application/json`, is `{}` (DESIGN.md
- * section 2: a DELETE, a rotation, a draft's sending take no body or `{}` alike).
+ * section 2: a DELETE, a rotation, a draft's sending take no body or `{}` alike). A GET or HEAD
+ * has no body to read, whatever its headers say (a Request of either method cannot carry one).
  */
 export const jsonRequestBody: MiddlewareHandler = async (c, next) => {
+  if (c.req.method === "GET" || c.req.method === "HEAD") return next();
   const length = c.req.header("content-length");
   const mayHaveBody = (length !== undefined && length !== "0") || c.req.header("transfer-encoding") !== undefined;
   const type = c.req.header("content-type");
