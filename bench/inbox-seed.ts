@@ -70,6 +70,7 @@ function chunkStatements(db: Database, seed: InboxSeed, from: number, to: number
         text,
         html: null,
         sentAtMs: lastMessageAtMs,
+        senderKind: "person",
         messageIdHeader: `bench-${n}-${m}@bench.example`,
         inReplyTo: m === 0 ? null : `bench-${n}-${m - 1}@bench.example`,
         references: Array.from({ length: m }, (_, i) => `bench-${n}-${i}@bench.example`),
