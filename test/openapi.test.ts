@@ -95,6 +95,14 @@ describe("the OpenAPI document as generated clients read it", () => {
     }
   });
 
+  it("keeps every named component non-nullable: null is allowed where it is used, never in the component", () => {
+    // A nullable component makes every use of it nullable in a generated client (assignees typed `(Person | null)[]`).
+    const nullable = Object.entries(document.components.schemas)
+      .filter(([, schema]) => [(schema as { type?: unknown }).type].flat().includes("null"))
+      .map(([name]) => name);
+    expect(nullable).toEqual([]);
+  });
+
   it("describes every operation and declares the headers of its successes", () => {
     for (const { operation, entry } of entries) {
       expect(entry.description, operation.operationId).toBeTruthy();

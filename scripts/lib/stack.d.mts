@@ -10,7 +10,7 @@ export function startStack(options?: { gatewayVars?: Record<string, string>; reg
     organizations: {
       region: string;
       shard: number;
-      users: { apiKey: string; email: string; password: string }[];
+      users: { id: string; apiKey: string; email: string; password: string }[];
       workspaces: { id: string; name: string }[];
     }[];
   };

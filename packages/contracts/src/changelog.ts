@@ -409,6 +409,12 @@ export const changelog: Release[] = [
           "PUT /inbox/conversations/{conversationId}/draft",
         ],
       },
+      {
+        category: "behaviour_change",
+        summary:
+          "The OpenAPI document's `Person` and `CrmFilter` components are no longer nullable themselves: a generated client typed every assignee as `Person | null` and every filter as nullable. Null is now allowed only where it is (a view's `creator`, a view's `filter`), as `anyOf: [$ref, null]`. A GET sent with `Content-Type: application/json` and no body answered 500; it is now served as any GET.",
+        routes: ["GET /openapi.json"],
+      },
     ],
   },
   {

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idSchema, integer, timestampMs } from "../ids";
+import { nullableRef } from "../nullable-ref";
 import { personSchema } from "../people";
 import { defaulted } from "../request-defaults";
 import { label, outputText, shortLabel } from "../strings";
@@ -132,7 +133,7 @@ const viewColumnSchema = z
 
 const viewConfigShape = {
   columns: z.array(viewColumnSchema).max(200),
-  filter: viewFilterSchema.nullable(),
+  filter: nullableRef(viewFilterSchema),
   sorts: z.array(viewSortSchema).max(10),
   groupBy: idSchema("fld").nullable(),
 };
@@ -167,7 +168,7 @@ export const recordViewSchema = z
     emoji: outputText(64).optional(),
     order: integer(0, 1_000_000),
     createdBy: outputText(73).openapi({ description: "Id of the actor that created it, or `system` for the default views" }),
-    creator: personSchema.nullable().openapi({
+    creator: nullableRef(personSchema).openapi({
       description:
         "The user who created it, as the members directory shows them; null for the default views and views an agent or app created",
     }),

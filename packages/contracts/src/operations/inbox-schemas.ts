@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idSchema, integer, timestampMs } from "../ids";
+import { nullableRef } from "../nullable-ref";
 import { personSchema } from "../people";
 import { outputText } from "../strings";
 
@@ -147,9 +148,9 @@ export const inboxViewSchema = z
     memberUserIds: z.array(idSchema("usr")).max(100).openapi({ description: "Who besides the creator sees a restricted view" }),
     config: inboxViewConfigSchema,
     createdByUserId: idSchema("usr").nullable(),
-    creator: personSchema
-      .nullable()
-      .openapi({ description: "Who created the view, as the members directory shows them; null for system views" }),
+    creator: nullableRef(personSchema).openapi({
+      description: "Who created the view, as the members directory shows them; null for system views",
+    }),
     createdAt: timestampMs,
     updatedAt: timestampMs,
   })

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { deletedSchema, emptyBodySchema, idSchema, pathId, timestampMs } from "../ids";
+import { nullableRef } from "../nullable-ref";
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
 import { cursorSchema, listResponse, pageQuery } from "../pagination";
 import { defaulted } from "../request-defaults";
@@ -167,7 +168,7 @@ export const queryRecords = defineOperation({
       z
         .object({
           objectTypeId: idSchema("obj"),
-          filter: viewFilterSchema.nullable().optional(),
+          filter: nullableRef(viewFilterSchema).optional(),
           sorts: z.array(viewSortSchema).max(3).optional(),
           limit: defaulted(z.number().int().min(1).max(100).openapi({ format: "int32" }), 50, "Page size, 1 to 100."),
           cursor: cursorSchema.optional().openapi({ description: "`pagination.cursor` of the previous page." }),
