@@ -1,3 +1,4 @@
+export { rowsPerStatement, runBatch } from "./batch";
 export * as control from "./control-plane";
 export { newId } from "./ids";
 export { insertRowsAsJson, rowJson, rowsFromJson } from "./json-rows";

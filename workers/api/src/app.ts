@@ -23,7 +23,7 @@ import { idempotency } from "./idempotency";
 import { internalRoutes } from "./internal-routes";
 import { inboundHandlers } from "./routes/integrations/receive-provider-event";
 import { seedRoutes } from "./seed/route";
-import { useShard } from "./shards";
+import { useShard } from "./use-shard";
 
 const maxBodyBytes = 1024 * 1024;
 

@@ -1,11 +1,12 @@
 import { createApp } from "./app";
+import type { Database } from "./database";
 import { pruneEvents } from "./domain/events-feed/stored-events";
 import { purgeAbandonedSends } from "./domain/inbox/mail/send";
 import { deliverBatch } from "./domain/webhooks/deliver";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { fanOut } from "./domain/webhooks/fanout";
 import type { DeliveryMessage, EventsMessage } from "./domain/webhooks/messages";
-import type { Database, RegionEnv } from "./env";
+import type { RegionEnv } from "./env";
 import { purgeExpiredIdempotencyKeys } from "./idempotency";
 import { batchesByShard, everyShard, shardDatabase } from "./shards";
 

@@ -11,7 +11,7 @@ import { receiveMail } from "./domain/inbox/mail/inbound";
 import { unsubscribeAddress } from "./domain/inbox/mail/unsubscribe";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import type { AppEnv } from "./env";
-import { useShard } from "./shards";
+import { useShard } from "./use-shard";
 
 const refused = () => new ApiError("unauthorized", "Requests must come through the API gateway");
 

@@ -1,8 +1,8 @@
-import type { Region } from "@crm/contracts";
+import type { AuthKind, Region } from "@crm/contracts";
 import type { RateLimiter } from "@crm/rate-limiter";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import type { Actor } from "./pipeline/authenticate";
-import type { RequestFacts } from "./request-log";
+import type { Actor } from "./pipeline/actor";
+import type { RequestFacts } from "./request-facts";
 
 /** Bindings of the gateway Worker. */
 export interface GatewayEnv {
@@ -44,6 +44,11 @@ export interface GatewayVariables {
 }
 
 export type GatewayAppEnv = { Bindings: GatewayEnv; Variables: GatewayVariables };
+
+/** A bearer or session operation's handler sees the actor; a public or signed one has none to see. */
+export type HandlerEnv<A extends AuthKind> = A extends "bearer" | "session"
+  ? GatewayAppEnv
+  : { Bindings: GatewayAppEnv["Bindings"]; Variables: Omit<GatewayAppEnv["Variables"], "actor"> };
 
 /**
  * Each region's bindings on the gateway: its Worker (service binding) and the secret that signs what

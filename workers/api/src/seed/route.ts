@@ -1,8 +1,7 @@
 import { ApiError, verifyToken } from "@crm/contracts";
-import { regional } from "@crm/db";
+import { regional, runBatch } from "@crm/db";
 import { inArray } from "drizzle-orm";
 import { Hono } from "hono";
-import { runBatch } from "../batch";
 import { createWorkspaceStatements, type NewWorkspace } from "../domain/workspaces";
 import type { AppEnv } from "../env";
 import { shardDatabase } from "../shards";

@@ -12,8 +12,9 @@ import {
 import type { Context } from "hono";
 import type { GatewayAppEnv, GatewayEnv } from "../env";
 import { mcpApiResource, mcpResource, resourceMetadataUrl } from "../oauth/resources";
+import type { Actor } from "../pipeline/actor";
 import { admitCaller } from "../pipeline/admit";
-import { type Actor, authenticate } from "../pipeline/authenticate";
+import { authenticate } from "../pipeline/authenticate";
 import { insufficientScope } from "../pipeline/credential-errors";
 import { gatewayCall } from "../pipeline/operation-call";
 import { type RouteTool, routeToolNamed } from "./route-tools";

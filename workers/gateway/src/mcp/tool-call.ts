@@ -1,7 +1,7 @@
 import { ApiError, type ErrorBody, errorBody, logUnexpectedError, toApiError } from "@crm/contracts";
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { Actor } from "../pipeline/actor";
 import { admitCaller } from "../pipeline/admit";
-import type { Actor } from "../pipeline/authenticate";
 import { authorize, organizationHeader } from "../pipeline/authorize";
 import type { GatewayCall, OperationRequest } from "../pipeline/operation-call";
 import { runAuthenticated } from "../pipeline/run-operation";

@@ -13,7 +13,7 @@ import {
   windowsFor,
 } from "@crm/rate-limiter";
 import type { GatewayEnv } from "../env";
-import type { Actor } from "./authenticate";
+import type { Actor } from "./actor";
 import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
 
 /** The 429 of DESIGN.md section 4: exact message, `retryAfterMs`, `Retry-After` in whole seconds, the window in `details`. */

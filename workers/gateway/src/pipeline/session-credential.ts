@@ -2,7 +2,7 @@ import { ApiError, type Region, scopes } from "@crm/contracts";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { parse } from "hono/utils/cookie";
 import { type ConsoleSession, csrfTokenValid, readSession, sessionCookieName } from "../identity/sessions";
-import type { Actor } from "./authenticate";
+import type { Actor } from "./actor";
 import { selectOrganization } from "./authorize";
 import { invalidToken, sessionRefused } from "./credential-errors";
 import type { GatewayCall, OperationRequest } from "./operation-call";

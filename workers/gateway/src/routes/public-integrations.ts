@@ -1,7 +1,7 @@
 import { ApiError, type Integration, type operations, publishedIntegrations } from "@crm/contracts";
 import { paginateFixedList } from "@crm/db/pagination";
 import type { RouteHandler } from "@hono/zod-openapi";
-import type { HandlerEnv } from "../handlers";
+import type { HandlerEnv } from "../env";
 import { listCursorSecret } from "../identity/identity-secret";
 import { openApiDocumentFor } from "../openapi";
 import { answerCached, type CachedJson, cachedJson } from "./cached-json";

@@ -1,5 +1,5 @@
 import { ApiError, type Region, signToken } from "@crm/contracts";
-import { control } from "@crm/db";
+import { control, runBatch } from "@crm/db";
 import { eq, isNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
@@ -8,7 +8,7 @@ import { contextSecret, type GatewayAppEnv, regionService } from "../env";
 import { hashPassword } from "../identity/passwords";
 import { placeOrganization } from "../organizations/placement";
 import { gatewayCall } from "../pipeline/operation-call";
-import { newRequestFacts } from "../request-log";
+import { newRequestFacts } from "../request-facts";
 import { demoApiKey, demoId, demoKeys, demoOrganizations, demoPassword, demoUser } from "./demo";
 import { seedDemoMeetings } from "./demo-meetings";
 import { demoOAuthClientRows, usersWithPasswords } from "./identity";
@@ -173,8 +173,7 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
 
   const organizationIds = new Map(organizations.map(({ organization, organizationId }) => [organization.label, organizationId]));
   const oauth = await demoOAuthClientRows(db, secret, organizationIds);
-  const [first, ...rest] = [...statements, ...guestMemberships, ...oauth.statements];
-  if (first) await db.batch([first, ...rest]);
+  await runBatch(db, [...statements, ...guestMemberships, ...oauth.statements]);
   for (const { organization, region, regionSeed } of organizations) {
     const response = await region.fetch(`https://api.${organization.region}.internal/__dev/seed`, {
       method: "POST",

@@ -1,8 +1,8 @@
 import { ApiError, type Conversation, type Message } from "@crm/contracts";
-import { newId, regional } from "@crm/db";
+import { newId, regional, runBatch } from "@crm/db";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { plainTextOf, sanitizeHtml } from "../content/sanitize";
 import { type EventSource, eventStatement } from "../events";
 import { attendeeStatements, attendeesOf, peopleByEmail } from "./attendees";
@@ -275,8 +275,7 @@ export async function storeMessage(db: Database, input: IncomingMessage, actor?:
 
   statements.push(...(input.alongside ?? []));
   try {
-    const [first, ...rest] = statements;
-    await db.batch([first as BatchItem<"sqlite">, ...rest]);
+    await runBatch(db, statements);
   } catch (error) {
     if (!isDuplicateMessage(error)) throw error;
     // Another delivery of the same message won the race; the whole batch rolled back.

@@ -1,7 +1,7 @@
 import { ApiError, type InboxView } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq, inArray } from "drizzle-orm";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { notTags } from "./tags";
 
 const { mailboxes, workspaceMembers } = regional;

@@ -3,7 +3,7 @@ import { insertRowsAsJson, regional } from "@crm/db";
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { fieldsWithOptions } from "../crm/resources";
 import { fieldsFrom, type Problem, type RecordField, type StoredValue } from "./values";
 

@@ -2,7 +2,7 @@ import { ApiError } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { WorkspaceAccess } from "../../access";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { type TaskResponse, type TaskRow, taskResponse } from "./response";
 
 const { conversations, workspaceMembers } = regional;

@@ -1,7 +1,8 @@
 import { ApiError, type EventType } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
-import type { Database, RegionEnv, ResponseSecrets } from "../../env";
+import type { Database } from "../../database";
+import type { RegionEnv, ResponseSecrets } from "../../env";
 import { checkWebhookUrl } from "./url-safety";
 
 const { objectTypes, webhooks } = regional;
