@@ -1,4 +1,5 @@
 export * from "./actor-context";
+export * from "./base64";
 export * from "./catalogue";
 export * from "./changelog";
 export * from "./changelog-markdown";
