@@ -6,6 +6,7 @@ import type { Database } from "../../database";
 import { plainTextOf, sanitizeHtml } from "../content/sanitize";
 import { type EventSource, eventStatement } from "../events";
 import { attendeeStatements, attendeesOf, peopleByEmail } from "./attendees";
+import { mailboxOf } from "./mailboxes";
 import { type ConversationRow, conversationResponse, type MessageRow, messageResponse } from "./response";
 import { searchRowStatement } from "./search";
 
@@ -298,12 +299,7 @@ async function senderKindOf(
 ): Promise<regional.MessageSenderKind> {
   const told = input.senderKind ?? "person";
   if (input.direction !== "inbound" || told !== "person") return told;
-  const [own] = await db
-    .select({ address: mailboxes.address })
-    .from(mailboxes)
-    .where(and(eq(mailboxes.workspaceId, workspaceId), eq(mailboxes.address, from.email.toLowerCase())))
-    .limit(1);
-  return own ? "own_mailbox_from_outside" : "person";
+  return (await mailboxOf(db, workspaceId, from.email)) ? "own_mailbox_from_outside" : "person";
 }
 
 /** Stored messages of the workspace among some Message-IDs: their ids and conversations, by Message-ID. */

@@ -18,6 +18,7 @@ import { parseIdempotencyKey } from "../../../idempotency";
 import type { BodyOf } from "../../../inputs";
 import { sanitizedContent } from "../../content/description";
 import { loadConversation } from "../conversations";
+import { mailboxOf } from "../mailboxes";
 import { type ConversationRow, conversationResponses, type MessageRow, messageResponses } from "../response";
 import { storeMessage } from "../store-message";
 import { outgoingMime } from "./mime";
@@ -120,11 +121,7 @@ export async function workspaceMailbox(
   address: string,
   path: string,
 ): Promise<WorkspaceMailbox> {
-  const [mailbox] = await db
-    .select({ address: mailboxes.address, name: mailboxes.name })
-    .from(mailboxes)
-    .where(and(eq(mailboxes.address, address.toLowerCase()), eq(mailboxes.workspaceId, workspaceId)))
-    .limit(1);
+  const mailbox = await mailboxOf(db, workspaceId, address);
   if (!mailbox) {
     throw new ApiError("invalid_request", "The request is not valid; see details.", [
       { path, message: "Not a mailbox of the workspace" },
