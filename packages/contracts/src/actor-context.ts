@@ -1,4 +1,5 @@
-import { fromBase64Url, toBase64Url } from "./base64";
+// With its extension: Node runs this file as it is (wrangler-template.ts imports it).
+import { fromBase64Url, toBase64Url } from "./base64.ts";
 import type { Scope } from "./scopes";
 
 /** The regions an organization's data can live in; each runs its own regional Worker and D1. */
