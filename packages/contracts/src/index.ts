@@ -4,6 +4,7 @@ export * from "./catalogue";
 export * from "./changelog";
 export * from "./changelog-markdown";
 export * from "./conditional-requests";
+export * from "./dev-tools";
 export * from "./directory";
 export * from "./error-log";
 export * from "./errors";

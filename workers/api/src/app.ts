@@ -22,7 +22,6 @@ import { handlers } from "./handlers";
 import { idempotency } from "./idempotency";
 import { internalRoutes } from "./internal-routes";
 import { inboundHandlers } from "./routes/integrations/receive-provider-event";
-import { seedRoutes } from "./seed/route";
 import { useShard } from "./use-shard";
 
 const maxBodyBytes = 1024 * 1024;
@@ -62,7 +61,8 @@ const sendEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.executionCtx.waitUntil(dispatchOutbox({ shard: c.var.shard, db: c.var.db }, c.env));
 };
 
-export function createApp() {
+/** The regional app; `devRoutes` only from the local stack's entry (`local.ts`), never in production. */
+export function createApp(devRoutes?: Hono<AppEnv>) {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   const app = new Hono<AppEnv>();
@@ -106,7 +106,7 @@ export function createApp() {
   }
   app.route("/api/v1", api);
   routeToGateway(app);
-  app.route("/__dev", seedRoutes);
+  if (devRoutes) app.route("/__dev", devRoutes);
   app.route("/__internal", internalRoutes);
 
   app.notFound((c) => respondWithError(new ApiError("not_found", "No such route"), c, c.var.requestId));

@@ -18,11 +18,10 @@ interface RegionSeed {
 }
 
 /**
- * Local-development seed, reachable only when DEV_TOOLS is on and only with a payload the gateway
+ * Local-development seed, in the local stack only (`local.ts`) and only with a payload the gateway
  * signed. Creates the demo workspaces through the same code path as any workspace; idempotent.
  */
 export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
-  if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
   const seed = (await verifyToken(await c.req.text(), c.env.GATEWAY_CONTEXT_SECRET)) as RegionSeed | null;
   if (seed?.purpose !== "seed" || Math.abs(Date.now() - seed.issuedAt) > 60_000) {
     throw new ApiError("unauthorized", "Seed payloads must be signed by the gateway");

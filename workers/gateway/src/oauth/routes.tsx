@@ -2,7 +2,7 @@ import { ApiError } from "@crm/contracts";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { GatewayAppEnv } from "../env";
-import { jwksCacheMs, jwksDocument, rotateSigningKey } from "../identity/signing-keys";
+import { jwksCacheMs, jwksDocument } from "../identity/signing-keys";
 import { answerConsent, pageHeaders, showAuthorization } from "./authorization-endpoint";
 import { AuthorizationPageError, AuthorizationRedirectError, redirectTo } from "./authorization-request";
 import { admitOAuthClient } from "./client-rate-limit";
@@ -121,9 +121,3 @@ for (const path of ["/oauth/token", "/oauth/register", "/oauth/revoke"]) {
     throw new ApiError("method_not_allowed", `${c.req.method} is not allowed here; use POST`, undefined, { allow: "POST" });
   });
 }
-
-/** `POST /__dev/oauth/rotate-signing-key`: publishes a successor key now, which signs a JWKS cache lifetime later (local stack and tests; DEV_TOOLS only). */
-export const oauthDevRoutes = new Hono<GatewayAppEnv>().post("/rotate-signing-key", async (c) => {
-  if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
-  return c.json({ kid: await rotateSigningKey(c.var.controlDb, c.env.IDENTITY_SECRET) });
-});

@@ -1,4 +1,4 @@
-import { ApiError, type Region, signToken } from "@crm/contracts";
+import { type Region, signToken } from "@crm/contracts";
 import { control, runBatch } from "@crm/db";
 import { eq, isNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -40,13 +40,12 @@ async function placeDemoOrganization(
 }
 
 /**
- * `POST /__dev/seed`: the local-development demo data (DESIGN.md section 13). Reachable only with
- * DEV_TOOLS on. Writes the control plane here, asks each region to create its workspaces, and
+ * `POST /__dev/seed`: the local-development demo data (DESIGN.md section 13). In the local stack
+ * only (`dev-routes.ts`). Writes the control plane here, asks each region to create its workspaces, and
  * answers with what `.dev/demo.json` holds. Idempotent: rows that exist are left as they are (a
  * user seeded without a password gets one).
  */
 export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
-  if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
   // Demo ids and keys derive from a local secret that stays put between runs; the us context secret is one.
   const secret = contextSecret(c.env, "us");
   const db = c.var.controlDb;
