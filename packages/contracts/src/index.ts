@@ -50,3 +50,4 @@ export * from "./standard-webhooks";
 export * from "./strings";
 export * from "./unique-violation";
 export * from "./unsubscribe-token";
+export * from "./worker-config";

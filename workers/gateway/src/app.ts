@@ -4,8 +4,9 @@ import { drizzle } from "drizzle-orm/d1";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { apiReferencePage } from "./api-reference";
+import { gatewayConfig } from "./config";
 import { consoleApp } from "./console/console-app";
-import { assertGatewayEnv, type GatewayAppEnv, type GatewayEnv } from "./env";
+import type { GatewayAppEnv, GatewayEnv } from "./env";
 import { internalRoutes, internalRoutesPrefix } from "./internal-routes";
 import { loopbackHostsOnly } from "./local-stack-hosts";
 import { receiveEmail } from "./mail/inbound";
@@ -35,7 +36,8 @@ export function createGateway(devRoutes?: Hono<GatewayAppEnv>) {
   const app = new Hono<GatewayAppEnv>();
   app.use(requestLog);
   app.use(async (c, next) => {
-    assertGatewayEnv(c.env);
+    // A misconfigured gateway fails here, at its first request, naming what is wrong.
+    gatewayConfig(c.env);
     c.set("controlDb", drizzle(c.env.CONTROL_DB));
     await next();
   });

@@ -1,6 +1,7 @@
 import { ApiError } from "@crm/contracts";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { gatewayConfig } from "../config";
 import type { GatewayAppEnv } from "../env";
 import { jwksCacheMs, jwksDocument } from "../identity/signing-keys";
 import { answerConsent, pageHeaders, showAuthorization } from "./authorization-endpoint";
@@ -19,7 +20,7 @@ const originOf = (c: Context) => new URL(c.req.url).origin;
 
 const issuerFor = (c: Context<GatewayAppEnv>): TokenIssuer => ({
   db: c.var.controlDb,
-  secret: c.env.IDENTITY_SECRET,
+  secret: gatewayConfig(c.env).identitySecret,
   origin: originOf(c),
   now: Date.now(),
 });
@@ -110,7 +111,7 @@ export const oauthRoutes = new Hono<GatewayAppEnv>()
   )
   .get("/.well-known/jwks.json", async (c) =>
     // A key signs only after it has been published this long (signing-keys.ts), so a cached copy never lacks it.
-    c.json(await jwksDocument(c.var.controlDb, c.env.IDENTITY_SECRET), 200, {
+    c.json(await jwksDocument(c.var.controlDb, gatewayConfig(c.env).identitySecret), 200, {
       "cache-control": `public, max-age=${jwksCacheMs / 1000}`,
     }),
   );

@@ -1,5 +1,6 @@
 import { ApiError } from "@crm/contracts";
 import { admit, anonymousTrafficWindow, ipWindow } from "@crm/rate-limiter";
+import { gatewayConfig } from "../config";
 import type { GatewayEnv } from "../env";
 import { apiResource, mcpResources } from "../oauth/resources";
 import { accessTokenActor, isJwt, verifyAccessToken } from "./access-token-credential";
@@ -93,7 +94,13 @@ export async function authenticate(
     const session = authorization === null && surface === "api" ? sessionTokenIn(request) : null;
     if (session !== null) {
       await failures.guard();
-      const consoleSession = await consoleSessionOf(call.controlDb, call.env.IDENTITY_SECRET, session, request, now);
+      const consoleSession = await consoleSessionOf(
+        call.controlDb,
+        gatewayConfig(call.env).identitySecret,
+        session,
+        request,
+        now,
+      );
       return await sessionActor(call.controlDb, consoleSession, request.headers.get(organizationHeader));
     }
     const token = bearerToken(authorization);
