@@ -14,9 +14,10 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { entityTags, preconditions } from "./conditional-requests";
+import { regionConfig } from "./config";
 import { gatewayDirectory } from "./directory";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
-import { type AppEnv, assertRegionEnv } from "./env";
+import type { AppEnv } from "./env";
 import { routeToGateway } from "./gateway-forward";
 import { handlers } from "./handlers";
 import { idempotency } from "./idempotency";
@@ -37,8 +38,8 @@ const gatewayContext =
   (operation: Operation): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     const url = new URL(c.req.url);
-    const actor = await verifyActorContext(c.req.header(actorContextHeader), c.env.GATEWAY_CONTEXT_SECRET, {
-      region: c.env.REGION,
+    const actor = await verifyActorContext(c.req.header(actorContextHeader), regionConfig(c.env).gatewayContextSecret, {
+      region: regionConfig(c.env).region,
       operationId: operation.operationId,
       method: c.req.method,
       path: operation.path,
@@ -67,9 +68,10 @@ export function createApp(devRoutes?: Hono<AppEnv>) {
 
   const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
-    assertRegionEnv(c.env);
+    // A misconfigured region fails here, at its first request, naming what is wrong.
+    regionConfig(c.env);
     c.set("requestId", c.req.header("x-request-id") ?? newId("req"));
-    c.set("cursorSecret", c.env.CURSOR_SECRET);
+    c.set("cursorSecret", regionConfig(c.env).cursorSecret);
     c.set("directory", gatewayDirectory(c.env));
     await next();
   });

@@ -1,4 +1,4 @@
-import { type ActorContext, shardBinding, shardsOf } from "@crm/contracts";
+import type { ActorContext } from "@crm/contracts";
 import type { RegionBindings } from "./bindings";
 import type { Database } from "./database";
 import type { Directory } from "./directory";
@@ -39,19 +39,3 @@ export interface RegionVariables {
 export type ServiceContext = Pick<RegionVariables, "db" | "actor" | "cursorSecret" | "directory" | "precondition">;
 
 export type AppEnv = { Bindings: RegionEnv; Variables: RegionVariables };
-
-/** A missing binding fails loudly at the first request, not deep inside a handler. */
-export function assertRegionEnv(env: RegionEnv): void {
-  const required = [
-    "REGION",
-    ...(env.REGION ? shardsOf(env.REGION) : []).map((shard) => shardBinding(shard) as `DB_${number}`),
-    "GATEWAY_CONTEXT_SECRET",
-    "CURSOR_SECRET",
-    "SEND_EMAIL",
-    "ATTACHMENTS",
-    "PUBLIC_ORIGIN",
-    "GATEWAY",
-  ] as const;
-  const missing = required.filter((name) => !env[name]);
-  if (missing.length > 0) throw new Error(`Regional Worker misconfigured: missing ${missing.join(", ")}`);
-}

@@ -2,6 +2,7 @@ import { ApiError, verifyToken } from "@crm/contracts";
 import { regional, runBatch } from "@crm/db";
 import { inArray } from "drizzle-orm";
 import { Hono } from "hono";
+import { regionConfig } from "../config";
 import { createWorkspaceStatements, type NewWorkspace } from "../domain/workspaces";
 import type { AppEnv } from "../env";
 import { shardDatabase } from "../shards";
@@ -22,7 +23,7 @@ interface RegionSeed {
  * signed. Creates the demo workspaces through the same code path as any workspace; idempotent.
  */
 export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
-  const seed = (await verifyToken(await c.req.text(), c.env.GATEWAY_CONTEXT_SECRET)) as RegionSeed | null;
+  const seed = (await verifyToken(await c.req.text(), regionConfig(c.env).gatewayContextSecret)) as RegionSeed | null;
   if (seed?.purpose !== "seed" || Math.abs(Date.now() - seed.issuedAt) > 60_000) {
     throw new ApiError("unauthorized", "Seed payloads must be signed by the gateway");
   }
@@ -64,5 +65,5 @@ export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
       });
     }
   }
-  return c.json({ created: seed.workspaces.length - existing.size, region: c.env.REGION });
+  return c.json({ created: seed.workspaces.length - existing.size, region: regionConfig(c.env).region });
 });

@@ -13,6 +13,7 @@ import { insertRowsAsJson, newId, regional, runBatch } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { RegionBindings } from "../../bindings";
+import { webhookSettings } from "../../config";
 import type { Database } from "../../database";
 import { shardDatabase } from "../../shards";
 import { type AttemptResult, attemptDelivery, defaultTimeoutMs, isEndpointFailure } from "./attempt";
@@ -111,7 +112,7 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
 
   constructor(ctx: DurableObjectState, env: RegionBindings) {
     super(ctx, env);
-    this.#timeoutMs = Number(env.WEBHOOK_TIMEOUT_MS ?? defaultTimeoutMs);
+    this.#timeoutMs = webhookSettings(env).timeoutMs ?? defaultTimeoutMs;
     this.#schedule = scheduleOf(env);
     ctx.storage.sql.exec(
       "create table if not exists deliveries (delivery_id text primary key, message text not null, run_at integer not null, held integer not null default 0)",
@@ -310,7 +311,7 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
         return;
       }
       const now = Date.now();
-      const result = await attemptDelivery(webhook, message, this.#timeoutMs, this.env.WEBHOOKS_ALLOW_LOOPBACK === "true", now);
+      const result = await attemptDelivery(webhook, message, this.#timeoutMs, webhookSettings(this.env).allowLoopback, now);
       this.#setBreaker(
         afterAttempt(
           this.#breaker,

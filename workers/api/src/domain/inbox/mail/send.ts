@@ -12,6 +12,7 @@ import { regional } from "@crm/db";
 import { and, desc, eq, inArray, lt } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { requireRole, requireWorkspace, type WorkspaceAccess } from "../../../access";
+import { regionConfig } from "../../../config";
 import type { Database } from "../../../database";
 import type { RegionEnv, ServiceContext } from "../../../env";
 import { parseIdempotencyKey } from "../../../idempotency";
@@ -37,13 +38,10 @@ export interface Outbox {
   contextSecret: string;
 }
 
-export const outboxOf = (env: RegionEnv): Outbox => ({
-  sender: env.SEND_EMAIL,
-  bucket: env.ATTACHMENTS,
-  region: env.REGION,
-  publicOrigin: env.PUBLIC_ORIGIN,
-  contextSecret: env.GATEWAY_CONTEXT_SECRET,
-});
+export const outboxOf = (env: RegionEnv): Outbox => {
+  const { region, publicOrigin, gatewayContextSecret } = regionConfig(env);
+  return { sender: env.SEND_EMAIL, bucket: env.ATTACHMENTS, region, publicOrigin, contextSecret: gatewayContextSecret };
+};
 
 /** A message about to be sent, from a mailbox of its workspace. */
 export interface Outgoing {
