@@ -1,9 +1,8 @@
 import { env } from "cloudflare:test";
-import { insertRowsAsJson, regional } from "@crm/db";
+import { insertRowsAsJson, regional, runBatch } from "@crm/db";
 import { eq, inArray } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
-import { runBatch } from "../workers/api/src/batch";
 import { unique } from "./crm";
 
 /**

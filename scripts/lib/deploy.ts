@@ -55,12 +55,16 @@ const regionalWorker = (region: Region) => `crm-api-${region}`;
 const gatewayConfigAsCommitted = () =>
   experimental_readRawConfig({ config: gatewaySource }).rawConfig as unknown as WorkerConfig & Record<string, unknown>;
 
-/** The gateway's configuration as committed, with the account's database ids and its custom domain. */
+/** The gateway's production entry: the committed configuration's is the local stack's, with the development routes. */
+export const gatewayProductionEntry = "workers/gateway/src/index.ts";
+
+/** The gateway's configuration as committed, with its production entry, the account's database ids and its custom domain. */
 function gatewayConfig(databaseIds: Record<string, string>, origin: string | null): WorkerConfig & Record<string, unknown> {
   const config = gatewayConfigAsCommitted();
   assertNoDevSwitches(config.vars ?? {}, config.name);
   return {
     ...config,
+    main: gatewayProductionEntry,
     d1_databases: (config.d1_databases ?? []).map((database) => ({
       ...database,
       database_id: idOf(databaseIds, database.database_name),

@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { dryRun } from "../../scripts/lib/deploy.ts";
 import { bundleBudgetBytes } from "../../scripts/lib/deploy-plan.ts";
@@ -22,5 +23,22 @@ describe("npm run deploy -- --env production --dry-run", () => {
     const gateway = JSON.parse(readFileSync("wrangler.production.jsonc", "utf8").replace(/^\/\/.*\n/, ""));
     expect(gateway.routes).toEqual([{ pattern: "api.example.com", custom_domain: true }]);
     expect(gateway.observability).toEqual({ enabled: true });
+
+    // The demo seed and the other /__dev routes are left out of the production bundles, not only switched
+    // off: "Initech" (the seed's third organization, in both Workers' seed code) stands for them.
+    const marker = "Initech";
+    for (const seedSource of ["workers/gateway/src/seed/demo.ts", "workers/api/src/seed/demo-data.ts"])
+      expect(readFileSync(seedSource, "utf8"), seedSource).toContain(marker);
+    for (const worker of plan.deployOrder) {
+      const outdir = join(".wrangler/release", worker);
+      const bundled = readdirSync(outdir)
+        .filter((file) => file.endsWith(".js"))
+        .map((file) => readFileSync(join(outdir, file), "utf8"));
+      expect(bundled.length, `${worker} bundle files`).toBeGreaterThan(0);
+      for (const code of bundled) {
+        expect(code.includes(marker), `${worker} bundles seed code`).toBe(false);
+        expect(code.includes("/rate-limiter-calls"), `${worker} bundles a /__dev route`).toBe(false);
+      }
+    }
   }, 180_000);
 });

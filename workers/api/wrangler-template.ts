@@ -68,7 +68,8 @@ export function regionalWorkerConfig(region: Region, options: RegionalConfigOpti
   const queue = (name: string) => `crm-${name}-${region}`;
   return {
     name: `crm-api-${region}`,
-    main: "src/index.ts",
+    // Production bundles the entry without the development routes (the seed); local builds add them.
+    main: options.environment === "production" ? "src/index.ts" : "src/local.ts",
     // No workers.dev hostname. The gateway reaches the API over a service binding; a public hostname, if
     // attached (docs/deploy.md), serves only /mcp and the OAuth discovery paths, which go to the gateway.
     workers_dev: false,

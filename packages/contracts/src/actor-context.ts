@@ -1,3 +1,5 @@
+// With its extension: Node runs this file as it is (wrangler-template.ts imports it).
+import { fromBase64Url, toBase64Url } from "./base64.ts";
 import type { Scope } from "./scopes";
 
 /** The regions an organization's data can live in; each runs its own regional Worker and D1. */
@@ -47,17 +49,6 @@ const maxAgeMs = 60_000;
 
 const encoder = new TextEncoder();
 
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
-}
-
 const keys = new Map<string, Promise<CryptoKey>>();
 
 /** HMAC-SHA256 keys are imported once per isolate and secret, not per request. */
@@ -106,5 +97,3 @@ export async function verifyActorContext(
   const signedFor = (Object.keys(request) as (keyof SignedRequest)[]).every((name) => context[name] === request[name]);
   return signedFor ? context : null;
 }
-
-export { fromBase64Url, toBase64Url };

@@ -1,4 +1,4 @@
-import { toBase64Url } from "./actor-context";
+import { toBase64Url } from "./base64";
 import type { Operation } from "./operation";
 import { errorResponses } from "./responses";
 

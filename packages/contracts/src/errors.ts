@@ -54,6 +54,9 @@ export class ApiError extends Error {
   }
 }
 
+/** One entry of a 400's `details`: the request path at fault and what is wrong there. */
+export type Problem = { path: string; message: string };
+
 export const errorBodySchema = z
   .object({
     error: z.object({

@@ -1,8 +1,10 @@
 export * from "./actor-context";
+export * from "./base64";
 export * from "./catalogue";
 export * from "./changelog";
 export * from "./changelog-markdown";
 export * from "./conditional-requests";
+export * from "./dev-tools";
 export * from "./directory";
 export * from "./error-log";
 export * from "./errors";
@@ -48,3 +50,4 @@ export * from "./standard-webhooks";
 export * from "./strings";
 export * from "./unique-violation";
 export * from "./unsubscribe-token";
+export * from "./worker-config";

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { fromBase64, toBase64 } from "./base64";
 import { ApiError } from "./errors";
 
 /**
@@ -17,10 +18,7 @@ export function newWebhookSecret(): string {
   return `whsec_${[...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
 }
 
-function keyBytes(secret: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(secret.replace(/^whsec_/, ""));
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
-}
+const keyBytes = (secret: string): Uint8Array<ArrayBuffer> => fromBase64(secret.replace(/^whsec_/, ""));
 
 /**
  * Imported signing keys by secret, so that a busy subscription's deliveries do not import the same key
@@ -44,9 +42,7 @@ function signingKey(secret: string): Promise<CryptoKey> {
 async function sign(secret: string, content: string): Promise<string> {
   const key = await signingKey(secret);
   const signature = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(content)));
-  let binary = "";
-  for (const byte of signature) binary += String.fromCharCode(byte);
-  return `v1,${btoa(binary)}`;
+  return `v1,${toBase64(signature)}`;
 }
 
 export async function webhookHeaders(
@@ -82,10 +78,9 @@ export interface SignedHeaders {
 
 const refused = () => new ApiError("unauthorized", "Missing, stale or invalid webhook signature");
 
-function fromBase64(text: string): Uint8Array<ArrayBuffer> | null {
+function signatureBytes(text: string): Uint8Array<ArrayBuffer> | null {
   try {
-    const binary = atob(text);
-    return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+    return fromBase64(text);
   } catch {
     return null;
   }
@@ -104,7 +99,7 @@ export async function verifySignature(
   const signed = new Uint8Array([...encoder.encode(`${id}.${timestamp}.`), ...new Uint8Array(body)]);
   const candidates = signature
     .split(" ")
-    .flatMap((entry) => (entry.startsWith("v1,") ? [fromBase64(entry.slice(3))] : []))
+    .flatMap((entry) => (entry.startsWith("v1,") ? [signatureBytes(entry.slice(3))] : []))
     .filter((bytes): bytes is Uint8Array<ArrayBuffer> => bytes !== null);
   for (const secret of secrets) {
     const key = await crypto.subtle.importKey("raw", keyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);

@@ -1,4 +1,5 @@
+export { rowsPerStatement, runBatch } from "./batch";
 export * as control from "./control-plane";
 export { newId } from "./ids";
-export { insertRowsAsJson, rowJson, rowsFromJson } from "./json-rows";
+export { inJsonList, insertRowsAsJson, rowJson, rowsFromJson } from "./json-rows";
 export * as regional from "./regional/index";

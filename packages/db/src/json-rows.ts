@@ -1,6 +1,6 @@
 import { type Column, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 
 /**
  * A table's rows as JSON inside a statement: written (`insertRowsAsJson`: any number of rows as one
@@ -71,3 +71,7 @@ export function insertRowsAsJson<Table extends SQLiteTable>(db: DrizzleD1Databas
   );
   return db.insert(table).select(sql`select ${values} from json_each(${JSON.stringify(records)})`);
 }
+
+/** `column in (…values)` with the list bound as one JSON parameter: D1 binds at most 100 a statement, and a list may be longer. */
+export const inJsonList = (column: SQLiteColumn, values: string[]): SQL =>
+  sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;

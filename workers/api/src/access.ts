@@ -2,7 +2,7 @@ import { type ActorContext, ApiError, type WorkspaceRole } from "@crm/contracts"
 import { regional } from "@crm/db";
 import { and, eq, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Database } from "./env";
+import type { Database } from "./database";
 
 const { workspaces, workspaceMembers } = regional;
 

@@ -14,16 +14,16 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { entityTags, preconditions } from "./conditional-requests";
+import { regionConfig } from "./config";
 import { gatewayDirectory } from "./directory";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
-import { type AppEnv, assertRegionEnv } from "./env";
+import type { AppEnv } from "./env";
 import { routeToGateway } from "./gateway-forward";
 import { handlers } from "./handlers";
 import { idempotency } from "./idempotency";
 import { internalRoutes } from "./internal-routes";
 import { inboundHandlers } from "./routes/integrations/receive-provider-event";
-import { seedRoutes } from "./seed/route";
-import { useShard } from "./shards";
+import { useShard } from "./use-shard";
 
 const maxBodyBytes = 1024 * 1024;
 
@@ -38,8 +38,8 @@ const gatewayContext =
   (operation: Operation): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     const url = new URL(c.req.url);
-    const actor = await verifyActorContext(c.req.header(actorContextHeader), c.env.GATEWAY_CONTEXT_SECRET, {
-      region: c.env.REGION,
+    const actor = await verifyActorContext(c.req.header(actorContextHeader), regionConfig(c.env).gatewayContextSecret, {
+      region: regionConfig(c.env).region,
       operationId: operation.operationId,
       method: c.req.method,
       path: operation.path,
@@ -62,14 +62,16 @@ const sendEvents: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.executionCtx.waitUntil(dispatchOutbox({ shard: c.var.shard, db: c.var.db }, c.env));
 };
 
-export function createApp() {
+/** The regional app; `devRoutes` only from the local stack's entry (`local.ts`), never in production. */
+export function createApp(devRoutes?: Hono<AppEnv>) {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
-    assertRegionEnv(c.env);
+    // A misconfigured region fails here, at its first request, naming what is wrong.
+    regionConfig(c.env);
     c.set("requestId", c.req.header("x-request-id") ?? newId("req"));
-    c.set("cursorSecret", c.env.CURSOR_SECRET);
+    c.set("cursorSecret", regionConfig(c.env).cursorSecret);
     c.set("directory", gatewayDirectory(c.env));
     await next();
   });
@@ -106,7 +108,7 @@ export function createApp() {
   }
   app.route("/api/v1", api);
   routeToGateway(app);
-  app.route("/__dev", seedRoutes);
+  if (devRoutes) app.route("/__dev", devRoutes);
   app.route("/__internal", internalRoutes);
 
   app.notFound((c) => respondWithError(new ApiError("not_found", "No such route"), c, c.var.requestId));

@@ -2,7 +2,8 @@ import { ApiError } from "@crm/contracts";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Database, ServiceContext } from "./env";
+import type { Database } from "./database";
+import type { ServiceContext } from "./env";
 
 /**
  * Writes that never lose an update (DESIGN.md section 2). A change writes only the columns its

@@ -1,5 +1,12 @@
-import { type DirectoryEntry, type DirectoryQuery, directoryPath, type Person, signDirectoryQuery } from "@crm/contracts";
-import type { RegionEnv, ServiceContext } from "./env";
+import {
+  type ActorContext,
+  type DirectoryEntry,
+  type DirectoryQuery,
+  directoryPath,
+  type Person,
+  signDirectoryQuery,
+} from "@crm/contracts";
+import type { RegionBindings } from "./bindings";
 
 /**
  * Who the people of the organization are, as the gateway's control D1 knows them (names, addresses,
@@ -20,7 +27,7 @@ export interface Directory {
  * local stack answers loopback host names only.
  */
 export function gatewayDirectory(
-  env: Pick<RegionEnv, "GATEWAY" | "GATEWAY_CONTEXT_SECRET" | "REGION" | "PUBLIC_ORIGIN">,
+  env: Pick<RegionBindings, "GATEWAY" | "GATEWAY_CONTEXT_SECRET" | "REGION" | "PUBLIC_ORIGIN">,
 ): Directory {
   const entries: Directory["entries"] = async (organizationId, query) => {
     const token = await signDirectoryQuery({ region: env.REGION, organizationId, ...query }, env.GATEWAY_CONTEXT_SECRET);
@@ -61,7 +68,7 @@ export const peopleIn = (ids: string[], people: Map<string, Person>): Person[] =
  * where no user created it (the system, an agent, an app) or the directory no longer knows them.
  */
 export async function withCreators<Resource>(
-  { actor, directory }: Pick<ServiceContext, "actor" | "directory">,
+  { actor, directory }: { actor: ActorContext; directory: Directory },
   resources: Resource[],
   creatorId: (resource: Resource) => string | null,
 ): Promise<(Resource & { creator: Person | null })[]> {

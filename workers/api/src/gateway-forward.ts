@@ -1,4 +1,5 @@
 import type { Hono } from "hono";
+import { regionConfig } from "./config";
 import type { AppEnv } from "./env";
 
 /**
@@ -32,6 +33,6 @@ export function gatewayRequest(request: Request, gatewayOrigin: string): Request
 /** Adds the forwarded paths to a region's app, every method (the gateway answers 405 where it must). */
 export function routeToGateway(app: Hono<AppEnv>): void {
   for (const path of gatewayPaths) {
-    app.all(path, (c) => c.env.GATEWAY.fetch(gatewayRequest(c.req.raw, c.env.PUBLIC_ORIGIN)));
+    app.all(path, (c) => c.env.GATEWAY.fetch(gatewayRequest(c.req.raw, regionConfig(c.env).publicOrigin)));
   }
 }

@@ -1,53 +1,8 @@
 import { createApp } from "./app";
-import { pruneEvents } from "./domain/events-feed/stored-events";
-import { purgeAbandonedSends } from "./domain/inbox/mail/send";
-import { deliverBatch } from "./domain/webhooks/deliver";
-import { dispatchOutbox } from "./domain/webhooks/dispatch";
-import { fanOut } from "./domain/webhooks/fanout";
-import type { DeliveryMessage, EventsMessage } from "./domain/webhooks/messages";
-import type { Database, RegionEnv } from "./env";
-import { purgeExpiredIdempotencyKeys } from "./idempotency";
-import { batchesByShard, everyShard, shardDatabase } from "./shards";
+import { regionalWorker } from "./worker";
 
 export { WebhookBurst } from "./domain/webhooks/burst";
 export { WebhookEndpoint } from "./domain/webhooks/endpoint-lane";
 
-const app = createApp();
-
-/** Events left in the outbox this long were missed by their request's dispatch (a crash): the sweeper sends them. */
-const sweepAfterMs = 10_000;
-
-/** Runs `consume` on each shard's part of a batch, all of them, then fails if any failed (its messages come back). */
-async function consumePerShard<Body extends { shard: number }>(
-  env: RegionEnv,
-  batch: MessageBatch<Body>,
-  consume: (db: Database, part: MessageBatch<Body>) => Promise<void>,
-): Promise<void> {
-  const outcomes = await Promise.allSettled(
-    batchesByShard(batch).map(([shard, part]) => consume(shardDatabase(env, shard).db, part)),
-  );
-  const failed = outcomes.find((outcome) => outcome.status === "rejected");
-  if (failed) throw failed.reason;
-}
-
-export default {
-  fetch: app.fetch,
-  // One queue per region carries every shard's messages; each names its shard.
-  async queue(batch, env) {
-    if (batch.queue.startsWith("crm-events-")) {
-      await consumePerShard(env, batch as MessageBatch<EventsMessage>, (db, part) => fanOut(db, env, part));
-    } else if (batch.queue.startsWith("crm-deliveries-")) {
-      await consumePerShard(env, batch as MessageBatch<DeliveryMessage>, (db, part) => deliverBatch(db, env, part));
-    }
-  },
-  async scheduled(_controller, env) {
-    await Promise.all(
-      everyShard(env).flatMap((shard) => [
-        purgeExpiredIdempotencyKeys(shard.db),
-        purgeAbandonedSends(shard.db),
-        dispatchOutbox(shard, env, sweepAfterMs),
-        pruneEvents(shard.db),
-      ]),
-    );
-  },
-} satisfies ExportedHandler<RegionEnv, EventsMessage | DeliveryMessage>;
+/** The production entry: no development route is imported, so none is bundled (`local.ts` is the local stack's). */
+export default regionalWorker(createApp());

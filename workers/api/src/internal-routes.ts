@@ -7,11 +7,12 @@ import {
   verifyInternalRequest,
 } from "@crm/contracts";
 import { Hono } from "hono";
+import { regionConfig } from "./config";
 import { receiveMail } from "./domain/inbox/mail/inbound";
 import { unsubscribeAddress } from "./domain/inbox/mail/unsubscribe";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import type { AppEnv } from "./env";
-import { useShard } from "./shards";
+import { useShard } from "./use-shard";
 
 const refused = () => new ApiError("unauthorized", "Requests must come through the API gateway");
 
@@ -25,7 +26,7 @@ export const internalRoutes = new Hono<AppEnv>()
     const claims = await verifyInternalRequest<InboundMailClaims>(
       c.req.header(internalRequestHeader),
       "inbound-mail",
-      c.env.GATEWAY_CONTEXT_SECRET,
+      regionConfig(c.env).gatewayContextSecret,
     );
     if (!claims) throw refused();
     const raw = await c.req.arrayBuffer();
@@ -42,7 +43,7 @@ export const internalRoutes = new Hono<AppEnv>()
     const claims = await verifyInternalRequest<UnsubscribeClaims>(
       c.req.header(internalRequestHeader),
       "unsubscribe",
-      c.env.GATEWAY_CONTEXT_SECRET,
+      regionConfig(c.env).gatewayContextSecret,
     );
     if (!claims) throw refused();
     useShard(c, claims.shard);

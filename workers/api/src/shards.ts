@@ -1,7 +1,7 @@
 import { shardBinding, shardsOf } from "@crm/contracts";
 import { drizzle } from "drizzle-orm/d1";
-import type { Context } from "hono";
-import type { AppEnv, RegionEnv, ShardDatabase } from "./env";
+import type { RegionBindings } from "./bindings";
+import type { ShardDatabase } from "./database";
 
 /**
  * The database of one of this region's shards. Which shard serves a request comes from what the
@@ -9,20 +9,15 @@ import type { AppEnv, RegionEnv, ShardDatabase } from "./env";
  * never from the client; a shard this region does not bind means the gateway and the region were
  * deployed with different layouts, a server fault.
  */
-export function shardDatabase(env: RegionEnv, shard: number): ShardDatabase {
+export function shardDatabase(env: RegionBindings, shard: number): ShardDatabase {
   const database = shardsOf(env.REGION).includes(shard) ? env[shardBinding(shard) as `DB_${number}`] : undefined;
   if (!database) throw new Error(`Region ${env.REGION} has no shard ${shard}`);
   return { shard, db: drizzle(database) };
 }
 
-/** Serves the rest of the request from `shard`: services read its database as `c.var.db`. */
-export function useShard(c: Context<AppEnv>, shard: number): void {
-  c.set("shard", shard);
-  c.set("db", shardDatabase(c.env, shard).db);
-}
-
 /** Every shard of this region, in order: the cron sweeps each. */
-export const everyShard = (env: RegionEnv): ShardDatabase[] => shardsOf(env.REGION).map((shard) => shardDatabase(env, shard));
+export const everyShard = (env: RegionBindings): ShardDatabase[] =>
+  shardsOf(env.REGION).map((shard) => shardDatabase(env, shard));
 
 /**
  * Splits a queue batch by the shard its messages name, each part a batch of its own, so that a

@@ -1,3 +1,4 @@
+import { toBase64 } from "@crm/contracts";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
 import type { GatewayAppEnv } from "./env";
@@ -37,7 +38,7 @@ const nonceBytes = 18;
  */
 export const apiReferencePage = Scalar((c: Context<GatewayAppEnv>) => {
   const origin = new URL(c.req.url).origin;
-  const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(nonceBytes))));
+  const nonce = toBase64(crypto.getRandomValues(new Uint8Array(nonceBytes)));
   c.header("content-security-policy", contentSecurityPolicy(nonce));
   c.header("referrer-policy", "same-origin");
   c.header("x-content-type-options", "nosniff");

@@ -4,19 +4,19 @@ import { drizzle } from "drizzle-orm/d1";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { apiReferencePage } from "./api-reference";
+import { gatewayConfig } from "./config";
 import { consoleApp } from "./console/console-app";
-import { assertGatewayEnv, type GatewayAppEnv } from "./env";
+import type { GatewayAppEnv, GatewayEnv } from "./env";
 import { internalRoutes, internalRoutesPrefix } from "./internal-routes";
 import { loopbackHostsOnly } from "./local-stack-hosts";
+import { receiveEmail } from "./mail/inbound";
 import { serveMcp } from "./mcp/endpoint";
-import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
+import { oauthRoutes } from "./oauth/routes";
 import { openApiDocumentFor } from "./openapi";
-import { limiterCallsRoutes } from "./pipeline/limiter-calls-route";
 import { gatewayCall, type OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
 import { requestLog } from "./request-log";
 import { allowedMethods } from "./route-matcher";
-import { seedRoutes } from "./seed/route";
 
 const maxBodyBytes = 1024 * 1024;
 
@@ -31,11 +31,13 @@ async function operationRequest(c: Context<GatewayAppEnv>): Promise<OperationReq
   };
 }
 
-export function createGateway() {
+/** The gateway's app; `devRoutes` only from the local stack's entry (`local.ts`), never in production. */
+export function createGateway(devRoutes?: Hono<GatewayAppEnv>) {
   const app = new Hono<GatewayAppEnv>();
   app.use(requestLog);
   app.use(async (c, next) => {
-    assertGatewayEnv(c.env);
+    // A misconfigured gateway fails here, at its first request, naming what is wrong.
+    gatewayConfig(c.env);
     c.set("controlDb", drizzle(c.env.CONTROL_DB));
     await next();
   });
@@ -75,9 +77,7 @@ export function createGateway() {
   app.route("/api/v1", api);
   // The OAuth server lives at the origin, not under /api/v1: its issuer is the origin (DESIGN.md section 3).
   app.route("/", oauthRoutes);
-  app.route("/__dev", seedRoutes);
-  app.route("/__dev/oauth", oauthDevRoutes);
-  app.route("/__dev", limiterCallsRoutes);
+  if (devRoutes) app.route("/__dev", devRoutes);
   app.route("/console", consoleApp());
 
   app.notFound((c) => {
@@ -99,3 +99,7 @@ export function createGateway() {
   app.onError((error, c) => respondWithError(error, c, c.var.requestId ?? newId("req")));
   return app;
 }
+
+/** The Worker of a gateway app: its HTTP routes and the mailboxes' inbound mail. */
+export const gatewayWorker = (app: Hono<GatewayAppEnv>) =>
+  ({ fetch: app.fetch, email: receiveEmail }) satisfies ExportedHandler<GatewayEnv>;

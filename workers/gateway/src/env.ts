@@ -1,10 +1,11 @@
-import type { Region } from "@crm/contracts";
+import type { AuthKind, Region } from "@crm/contracts";
 import type { RateLimiter } from "@crm/rate-limiter";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
-import type { Actor } from "./pipeline/authenticate";
-import type { RequestFacts } from "./request-log";
+import { gatewayConfig } from "./config";
+import type { Actor } from "./pipeline/actor";
+import type { RequestFacts } from "./request-facts";
 
-/** Bindings of the gateway Worker. */
+/** Bindings of the gateway Worker, as the runtime hands them; the code reads the variables through `gatewayConfig` (config.ts), which checks them. */
 export interface GatewayEnv {
   /** Control plane: organizations, users, memberships, agents, API keys. */
   CONTROL_DB: D1Database;
@@ -45,34 +46,22 @@ export interface GatewayVariables {
 
 export type GatewayAppEnv = { Bindings: GatewayEnv; Variables: GatewayVariables };
 
+/** A bearer or session operation's handler sees the actor; a public or signed one has none to see. */
+export type HandlerEnv<A extends AuthKind> = A extends "bearer" | "session"
+  ? GatewayAppEnv
+  : { Bindings: GatewayAppEnv["Bindings"]; Variables: Omit<GatewayAppEnv["Variables"], "actor"> };
+
 /**
- * Each region's bindings on the gateway: its Worker (service binding) and the secret that signs what
- * the gateway sends it. A region added to `Region` is a compile error here until it is wired.
+ * Each region's Worker on the gateway (service binding); the secret that signs what the gateway
+ * sends it is in the configuration. A region added to `Region` is a compile error here until it is wired.
  */
-const regionBindings: { readonly [R in Region]: (env: GatewayEnv) => { service: Fetcher; contextSecret: string } } = {
-  us: (env) => ({ service: env.API_US, contextSecret: env.GATEWAY_CONTEXT_SECRET_US }),
-  eu: (env) => ({ service: env.API_EU, contextSecret: env.GATEWAY_CONTEXT_SECRET_EU }),
+const regionServices: { readonly [R in Region]: (env: GatewayEnv) => Fetcher } = {
+  us: (env) => env.API_US,
+  eu: (env) => env.API_EU,
 };
 
 /** The Worker of a region, over its service binding. */
-export const regionService = (env: GatewayEnv, region: Region): Fetcher => regionBindings[region](env).service;
+export const regionService = (env: GatewayEnv, region: Region): Fetcher => regionServices[region](env);
 
 /** The secret that signs what the gateway sends to a region, and that only this region verifies with. */
-export const contextSecret = (env: GatewayEnv, region: Region): string => regionBindings[region](env).contextSecret;
-
-export function assertGatewayEnv(env: GatewayEnv): void {
-  const required = [
-    "CONTROL_DB",
-    "API_US",
-    "API_EU",
-    "RATE_LIMITER",
-    "GATEWAY_CONTEXT_SECRET_US",
-    "GATEWAY_CONTEXT_SECRET_EU",
-    "IDENTITY_SECRET",
-    "SSO_STORE_SECRET",
-  ] as const;
-  const missing = required.filter((name) => !env[name]);
-  if (missing.length > 0) throw new Error(`Gateway misconfigured: missing ${missing.join(", ")}`);
-  if (env.RATE_LIMITS_BENCH_SWITCH && env.DEV_TOOLS !== "true")
-    throw new Error("Gateway misconfigured: RATE_LIMITS_BENCH_SWITCH is for the local benchmark only");
-}
+export const contextSecret = (env: GatewayEnv, region: Region): string => gatewayConfig(env).contextSecrets[region];

@@ -1,12 +1,6 @@
-import { createGateway } from "./app";
-import type { GatewayEnv } from "./env";
-import { receiveEmail } from "./mail/inbound";
+import { createGateway, gatewayWorker } from "./app";
 
 export { RateLimiter } from "@crm/rate-limiter";
 
-const gateway = createGateway();
-
-export default {
-  fetch: gateway.fetch,
-  email: receiveEmail,
-} satisfies ExportedHandler<GatewayEnv>;
+/** The production entry: no development route is imported, so none is bundled (`local.ts` is the local stack's). */
+export default gatewayWorker(createGateway());

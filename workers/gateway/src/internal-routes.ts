@@ -1,5 +1,6 @@
 import { ApiError, isRegion, validationHook, verifyDirectoryQuery } from "@crm/contracts";
 import { type Context, Hono } from "hono";
+import { gatewayConfig } from "./config";
 import { contextSecret, type GatewayAppEnv } from "./env";
 import { directoryEntries } from "./organizations/directory";
 import { failedAuthentications } from "./pipeline/authenticate";
@@ -62,7 +63,7 @@ async function storePush(c: Context<GatewayAppEnv>) {
   if (body.byteLength > maxPushBytes)
     throw new ApiError("payload_too_large", `An SSO connection push is at most ${maxPushBytes / 1024} KiB`);
   const now = Date.now();
-  const signed = await verifySsoPush(c.env.SSO_STORE_SECRET, c.req.raw.headers, body, now);
+  const signed = await verifySsoPush(gatewayConfig(c.env).ssoStoreSecret, c.req.raw.headers, body, now);
   if (!/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? ""))
     throw new ApiError("unsupported_media_type", "The body must be application/json");
   let json: unknown;

@@ -1,5 +1,6 @@
 import { ApiError } from "@crm/contracts";
 import type { MiddlewareHandler } from "hono";
+import { gatewayConfig } from "./config";
 import type { GatewayAppEnv } from "./env";
 
 /** `localhost` and its subdomains, the 127.0.0.0/8 block and `[::1]`: names that only ever mean this machine. */
@@ -15,7 +16,7 @@ export function isLoopbackHost(hostname: string): boolean {
  * password. A deployment (DEV_TOOLS off) is untouched.
  */
 export const loopbackHostsOnly: MiddlewareHandler<GatewayAppEnv> = async (c, next) => {
-  if (c.env.DEV_TOOLS === "true") {
+  if (gatewayConfig(c.env).devTools) {
     // An HTTP request always names its host; one handed over in process (tests) is read from its URL.
     const host = c.req.header("host") ?? new URL(c.req.url).host;
     if (!isLoopbackHost(URL.parse(`http://${host}`)?.hostname ?? ""))

@@ -1,7 +1,7 @@
 import type { DomainEvent, EventResource, EventType, ObjectTypeEventType } from "@crm/contracts";
 import { insertRowsAsJson, newId, regional } from "@crm/db";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Database } from "../env";
+import type { Database } from "../database";
 import { boundedEvent, eventDataOf } from "./event-data";
 
 /**

@@ -1,12 +1,31 @@
-import type { operations, WorkspaceMember } from "@crm/contracts";
-import { regional } from "@crm/db";
-import { eq } from "drizzle-orm";
+import type { operations, Problem, WorkspaceMember } from "@crm/contracts";
+import { inJsonList, regional } from "@crm/db";
+import { and, eq } from "drizzle-orm";
 import { reachWorkspace, userAccess } from "../access";
+import type { Database } from "../database";
 import type { ServiceContext } from "../env";
 import type { QueryOf } from "../inputs";
 import { paginateSorted } from "../pagination";
 
 const { workspaceMembers } = regional;
+
+/** The users among `userIds` who are members of the workspace: one query, however many are named. */
+export async function membersAmong(db: Database, workspaceId: string, userIds: string[]): Promise<Set<string>> {
+  if (userIds.length === 0) return new Set();
+  const found = await db
+    .select({ userId: workspaceMembers.userId })
+    .from(workspaceMembers)
+    .where(and(eq(workspaceMembers.workspaceId, workspaceId), inJsonList(workspaceMembers.userId, userIds)));
+  return new Set(found.map((row) => row.userId));
+}
+
+/** A problem at `<path>.<index>` for each of `userIds` that is not a member of the workspace. */
+export async function notMembers(db: Database, workspaceId: string, userIds: string[], path: string): Promise<Problem[]> {
+  const members = await membersAmong(db, workspaceId, userIds);
+  return userIds.flatMap((id, i) =>
+    members.has(id) ? [] : [{ path: `${path}.${i}`, message: "Not a member of the workspace" }],
+  );
+}
 
 /**
  * Everyone who can act in a workspace, by id: its members (their memberships are this region's),

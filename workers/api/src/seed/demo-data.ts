@@ -1,8 +1,8 @@
 import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
+import type { Database } from "../database";
 import { receiveMail } from "../domain/inbox/mail/inbound";
 import { insertRecord } from "../domain/records/write";
-import type { Database } from "../env";
 
 /**
  * The demo content of a seeded workspace (DESIGN.md section 13): a few companies, people and

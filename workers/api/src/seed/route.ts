@@ -1,8 +1,8 @@
 import { ApiError, verifyToken } from "@crm/contracts";
-import { regional } from "@crm/db";
+import { regional, runBatch } from "@crm/db";
 import { inArray } from "drizzle-orm";
 import { Hono } from "hono";
-import { runBatch } from "../batch";
+import { regionConfig } from "../config";
 import { createWorkspaceStatements, type NewWorkspace } from "../domain/workspaces";
 import type { AppEnv } from "../env";
 import { shardDatabase } from "../shards";
@@ -19,12 +19,11 @@ interface RegionSeed {
 }
 
 /**
- * Local-development seed, reachable only when DEV_TOOLS is on and only with a payload the gateway
+ * Local-development seed, in the local stack only (`local.ts`) and only with a payload the gateway
  * signed. Creates the demo workspaces through the same code path as any workspace; idempotent.
  */
 export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
-  if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
-  const seed = (await verifyToken(await c.req.text(), c.env.GATEWAY_CONTEXT_SECRET)) as RegionSeed | null;
+  const seed = (await verifyToken(await c.req.text(), regionConfig(c.env).gatewayContextSecret)) as RegionSeed | null;
   if (seed?.purpose !== "seed" || Math.abs(Date.now() - seed.issuedAt) > 60_000) {
     throw new ApiError("unauthorized", "Seed payloads must be signed by the gateway");
   }
@@ -66,5 +65,5 @@ export const seedRoutes = new Hono<AppEnv>().post("/seed", async (c) => {
       });
     }
   }
-  return c.json({ created: seed.workspaces.length - existing.size, region: c.env.REGION });
+  return c.json({ created: seed.workspaces.length - existing.size, region: regionConfig(c.env).region });
 });

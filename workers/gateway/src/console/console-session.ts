@@ -1,6 +1,7 @@
 import { control } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
+import { gatewayConfig } from "../config";
 import { clearSessionCookie, csrfTokenFor, csrfTokenValid, readSession, sessionTokenOf } from "../identity/sessions";
 import { membershipsOf, sessionActor } from "../pipeline/session-credential";
 import type { ConsoleEnv } from "./console-env";
@@ -21,10 +22,10 @@ export const requireSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => 
     const returnTo = c.req.method === "GET" ? `${url.pathname}${url.search}` : "/console/api-keys";
     return c.redirect(`/console/sign-in?return_to=${encodeURIComponent(returnTo)}`, 303);
   }
-  const csrf = await csrfTokenFor(c.env.IDENTITY_SECRET, session.id);
+  const csrf = await csrfTokenFor(gatewayConfig(c.env).identitySecret, session.id);
   if (c.req.method !== "GET" && c.req.method !== "HEAD") {
     const form = await readForm(c);
-    if (!(await csrfTokenValid(c.env.IDENTITY_SECRET, session.id, form.get("csrf")))) {
+    if (!(await csrfTokenValid(gatewayConfig(c.env).identitySecret, session.id, form.get("csrf")))) {
       throw new ConsoleProblem(
         403,
         "Form expired",

@@ -2,6 +2,7 @@ import { control } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
+import { gatewayConfig } from "../config";
 import { randomSecret } from "../identity/identity-secret";
 import { passwordMatches } from "../identity/passwords";
 import { createSession, csrfTokenFor, csrfTokenValid, setSessionCookie } from "../identity/sessions";
@@ -25,7 +26,7 @@ async function signInCsrf(c: Context<ConsoleEnv>): Promise<string> {
     nonce = randomSecret(16);
     setCookie(c, signInCookie, nonce, { httpOnly: true, secure: true, sameSite: "Lax", path: "/", maxAge: 3600 });
   }
-  return csrfTokenFor(c.env.IDENTITY_SECRET, `sign-in:${nonce}`);
+  return csrfTokenFor(gatewayConfig(c.env).identitySecret, `sign-in:${nonce}`);
 }
 
 interface SignInPageProps {
@@ -78,7 +79,7 @@ const wrongCredentials = "Wrong e-mail or password.";
 export async function signIn(c: Context<ConsoleEnv>) {
   const form = await readForm(c);
   const nonce = getCookie(c, signInCookie);
-  if (!nonce || !(await csrfTokenValid(c.env.IDENTITY_SECRET, `sign-in:${nonce}`, form.get("csrf")))) {
+  if (!nonce || !(await csrfTokenValid(gatewayConfig(c.env).identitySecret, `sign-in:${nonce}`, form.get("csrf")))) {
     throw new ConsoleProblem(
       403,
       "Form expired",

@@ -2,6 +2,7 @@ import { apiKeyActivityLimit } from "@crm/contracts";
 import { control } from "@crm/db";
 import { and, asc, between, eq } from "drizzle-orm";
 import type { Context } from "hono";
+import type { Child } from "hono/jsx";
 import { activityOf, listKeys } from "../routes/api-key-store";
 import { ActivityTable, RouteName, usageOfKey } from "./api-keys-page";
 import type { ConsoleEnv } from "./console-env";
@@ -62,6 +63,43 @@ const sumOf = (rows: UsageRow[]) =>
     requests: 0,
     costUnits: 0,
   });
+
+/** Requests and tokens per entry of the period (a UTC day, a route): the page's tables, one shape. */
+function UsageTable({
+  heading,
+  caption,
+  entries,
+}: {
+  heading: string;
+  caption?: string;
+  entries: { label: Child; requests: number; costUnits: number }[];
+}) {
+  return (
+    <table>
+      {caption && <caption class="visually-hidden">{caption}</caption>}
+      <thead>
+        <tr>
+          <th scope="col">{heading}</th>
+          <th scope="col" class="number">
+            Requests
+          </th>
+          <th scope="col" class="number">
+            Tokens
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map((entry) => (
+          <tr>
+            <td>{entry.label}</td>
+            <td class="number">{entry.requests}</td>
+            <td class="number">{tokens(entry.costUnits)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
 export async function showUsage(c: Context<ConsoleEnv>) {
   const db = c.var.controlDb;
@@ -156,29 +194,11 @@ export async function showUsage(c: Context<ConsoleEnv>) {
       <UsageChart days={days} rows={rows} />
       <details>
         <summary>The same per day, as a table</summary>
-        <table>
-          <caption class="visually-hidden">Tokens and successful requests per UTC day</caption>
-          <thead>
-            <tr>
-              <th scope="col">UTC day</th>
-              <th scope="col" class="number">
-                Requests
-              </th>
-              <th scope="col" class="number">
-                Tokens
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {byDay.map((day) => (
-              <tr>
-                <td>{day.day}</td>
-                <td class="number">{day.requests}</td>
-                <td class="number">{tokens(day.costUnits)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <UsageTable
+          caption="Tokens and successful requests per UTC day"
+          heading="UTC day"
+          entries={byDay.map((day) => ({ label: day.day, ...day }))}
+        />
       </details>
       <h2>
         By route <span class="count">({byRoute.length === 1 ? "1 route" : `${byRoute.length} routes`}, all shown)</span>
@@ -186,30 +206,7 @@ export async function showUsage(c: Context<ConsoleEnv>) {
       {byRoute.length === 0 ? (
         <p class="muted">No successful requests in this period.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Route</th>
-              <th scope="col" class="number">
-                Requests
-              </th>
-              <th scope="col" class="number">
-                Tokens
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {byRoute.map((entry) => (
-              <tr>
-                <td>
-                  <RouteName route={entry.route} />
-                </td>
-                <td class="number">{entry.requests}</td>
-                <td class="number">{tokens(entry.costUnits)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <UsageTable heading="Route" entries={byRoute.map((entry) => ({ label: <RouteName route={entry.route} />, ...entry }))} />
       )}
       <h2>{chosenKey ? "Uses of this key" : "Latest uses of your keys"}</h2>
       {shownKeys.length === 0 && <p class="muted">You have no API keys in this organization.</p>}

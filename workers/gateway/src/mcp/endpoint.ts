@@ -10,10 +10,12 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
+import { gatewayConfig } from "../config";
 import type { GatewayAppEnv, GatewayEnv } from "../env";
 import { mcpApiResource, mcpResource, resourceMetadataUrl } from "../oauth/resources";
+import type { Actor } from "../pipeline/actor";
 import { admitCaller } from "../pipeline/admit";
-import { type Actor, authenticate } from "../pipeline/authenticate";
+import { authenticate } from "../pipeline/authenticate";
 import { insufficientScope } from "../pipeline/credential-errors";
 import { gatewayCall } from "../pipeline/operation-call";
 import { type RouteTool, routeToolNamed } from "./route-tools";
@@ -30,7 +32,7 @@ const maxRequestBytes = 1024 * 1024;
  * own routes, so the name is the request's; a browser's `Origin` must still be that name.
  */
 const allowedHostnames = (env: GatewayEnv, url: URL): string[] =>
-  env.DEV_TOOLS === "true" ? localhostAllowedHostnames() : [url.hostname];
+  gatewayConfig(env).devTools ? localhostAllowedHostnames() : [url.hostname];
 
 /** A JSON-RPC error in the shape the SDK gives its own (no request id: none was read). */
 const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>

@@ -1,7 +1,7 @@
-import { ApiError, type ErrorBody, errorBody, logUnexpectedError, toApiError } from "@crm/contracts";
+import { ApiError, type ErrorBody, errorBody, logUnexpectedError, toApiError, toBase64 } from "@crm/contracts";
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { Actor } from "../pipeline/actor";
 import { admitCaller } from "../pipeline/admit";
-import type { Actor } from "../pipeline/authenticate";
 import { authorize, organizationHeader } from "../pipeline/authorize";
 import type { GatewayCall, OperationRequest } from "../pipeline/operation-call";
 import { runAuthenticated } from "../pipeline/run-operation";
@@ -90,12 +90,6 @@ const jsonResult = (body: Record<string, unknown>, etag: string | null = null): 
   ...(etag === null ? {} : { _meta: { etag } }),
 });
 
-function base64(bytes: ArrayBuffer): string {
-  let binary = "";
-  for (const byte of new Uint8Array(bytes)) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
 /** The operation's answer as a tool result: JSON as structured content, anything else (an attachment) as a blob. */
 async function toolResult(response: Response, url: URL): Promise<CallToolResult> {
   const contentType = response.headers.get("content-type") ?? "application/octet-stream";
@@ -103,7 +97,7 @@ async function toolResult(response: Response, url: URL): Promise<CallToolResult>
   if (/^application\/json\b/i.test(contentType)) {
     return jsonResult((await response.json()) as Record<string, unknown>, response.headers.get("etag"));
   }
-  const blob = base64(await response.arrayBuffer());
+  const blob = toBase64(new Uint8Array(await response.arrayBuffer()));
   return { content: [{ type: "resource", resource: { uri: url.href, mimeType: contentType, blob } }] };
 }
 

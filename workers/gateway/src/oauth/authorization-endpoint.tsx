@@ -2,6 +2,7 @@ import { control, newId } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { Context } from "hono";
+import { gatewayConfig } from "../config";
 import type { GatewayAppEnv } from "../env";
 import { randomSecret, secretHash } from "../identity/identity-secret";
 import { type ConsoleSession, csrfTokenFor, csrfTokenValid, readSession, sessionTokenOf } from "../identity/sessions";
@@ -72,7 +73,7 @@ export async function showAuthorization(c: Context<GatewayAppEnv>): Promise<Resp
   const request = checkRequest(url.origin, verified);
   const user = await userWithOrganizations(db, session.userId);
   const now = Date.now();
-  const secret = c.env.IDENTITY_SECRET;
+  const secret = gatewayConfig(c.env).identitySecret;
   const reference = await signConsentReference(secret, {
     request,
     sessionId: session.id,
@@ -114,7 +115,7 @@ function chosenOrganization(form: OAuthParams, memberships: { id: string }[]): s
 export async function answerConsent(c: Context<GatewayAppEnv>): Promise<Response> {
   const origin = new URL(c.req.url).origin;
   const db = c.var.controlDb;
-  const secret = c.env.IDENTITY_SECRET;
+  const secret = gatewayConfig(c.env).identitySecret;
   let form: OAuthParams;
   try {
     form = await formParams(c.req.raw);

@@ -1,5 +1,6 @@
-import { admit, clientWindow, RATE_LIMITS, scaledBudgets } from "@crm/rate-limiter";
+import { admit, clientWindow } from "@crm/rate-limiter";
 import type { GatewayEnv } from "../env";
+import { budgetsOf } from "../pipeline/admit";
 import { OAuthError } from "./oauth-error";
 
 /**
@@ -14,7 +15,7 @@ export async function admitOAuthClient(
   request: Request,
   ctx: { waitUntil(promise: Promise<unknown>): void },
 ): Promise<void> {
-  const budgets = env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS;
+  const budgets = budgetsOf(env);
   const window = clientWindow("oauth:anon", request.headers.get("cf-connecting-ip") ?? "unknown", budgets);
   const admittance = await admit(env.RATE_LIMITER, [window], (delayMs, task) =>
     ctx.waitUntil(scheduler.wait(delayMs).then(task)),

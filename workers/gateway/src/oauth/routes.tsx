@@ -1,8 +1,9 @@
 import { ApiError } from "@crm/contracts";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { gatewayConfig } from "../config";
 import type { GatewayAppEnv } from "../env";
-import { jwksCacheMs, jwksDocument, rotateSigningKey } from "../identity/signing-keys";
+import { jwksCacheMs, jwksDocument } from "../identity/signing-keys";
 import { answerConsent, pageHeaders, showAuthorization } from "./authorization-endpoint";
 import { AuthorizationPageError, AuthorizationRedirectError, redirectTo } from "./authorization-request";
 import { admitOAuthClient } from "./client-rate-limit";
@@ -19,7 +20,7 @@ const originOf = (c: Context) => new URL(c.req.url).origin;
 
 const issuerFor = (c: Context<GatewayAppEnv>): TokenIssuer => ({
   db: c.var.controlDb,
-  secret: c.env.IDENTITY_SECRET,
+  secret: gatewayConfig(c.env).identitySecret,
   origin: originOf(c),
   now: Date.now(),
 });
@@ -110,7 +111,7 @@ export const oauthRoutes = new Hono<GatewayAppEnv>()
   )
   .get("/.well-known/jwks.json", async (c) =>
     // A key signs only after it has been published this long (signing-keys.ts), so a cached copy never lacks it.
-    c.json(await jwksDocument(c.var.controlDb, c.env.IDENTITY_SECRET), 200, {
+    c.json(await jwksDocument(c.var.controlDb, gatewayConfig(c.env).identitySecret), 200, {
       "cache-control": `public, max-age=${jwksCacheMs / 1000}`,
     }),
   );
@@ -121,9 +122,3 @@ for (const path of ["/oauth/token", "/oauth/register", "/oauth/revoke"]) {
     throw new ApiError("method_not_allowed", `${c.req.method} is not allowed here; use POST`, undefined, { allow: "POST" });
   });
 }
-
-/** `POST /__dev/oauth/rotate-signing-key`: publishes a successor key now, which signs a JWKS cache lifetime later (local stack and tests; DEV_TOOLS only). */
-export const oauthDevRoutes = new Hono<GatewayAppEnv>().post("/rotate-signing-key", async (c) => {
-  if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
-  return c.json({ kid: await rotateSigningKey(c.var.controlDb, c.env.IDENTITY_SECRET) });
-});

@@ -4,7 +4,7 @@ import { jwtVerify } from "jose";
 import { type AccessTokenClaims, accessTokenType } from "../identity/access-tokens";
 import { accessTokenLifetimeSeconds, signingAlgorithm } from "../identity/signing-keys";
 import { verificationKeys } from "./access-token-keys";
-import type { Actor } from "./authenticate";
+import type { Actor } from "./actor";
 import { organizationHeader, selectOrganization } from "./authorize";
 import { invalidToken, noKnownScope } from "./credential-errors";
 import type { OperationRequest } from "./operation-call";

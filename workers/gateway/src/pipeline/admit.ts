@@ -12,8 +12,9 @@ import {
   scaledBudgets,
   windowsFor,
 } from "@crm/rate-limiter";
+import { gatewayConfig } from "../config";
 import type { GatewayEnv } from "../env";
-import type { Actor } from "./authenticate";
+import type { Actor } from "./actor";
 import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
 
 /** The 429 of DESIGN.md section 4: exact message, `retryAfterMs`, `Retry-After` in whole seconds, the window in `details`. */
@@ -64,8 +65,10 @@ function chargedWorkspace(actor: Actor, request: OperationRequest): string | nul
 }
 
 /** Budgets of DESIGN.md section 4, unless `RATE_LIMIT_FACTOR` (benchmarks only) multiplies them. */
-export const budgetsOf = (env: GatewayEnv) =>
-  env.RATE_LIMIT_FACTOR ? scaledBudgets(Number(env.RATE_LIMIT_FACTOR)) : RATE_LIMITS;
+export const budgetsOf = (env: GatewayEnv) => {
+  const factor = gatewayConfig(env).rateLimitFactor;
+  return factor === undefined ? RATE_LIMITS : scaledBudgets(factor);
+};
 
 /**
  * The windows a request counts in. An authenticated caller: organization, workspace, identity, API
@@ -104,11 +107,11 @@ export const deferral =
 
 /**
  * Whether the benchmark turned the limiter off for this request (scenario d: the pipeline without
- * it). Only a gateway started with `RATE_LIMITS_BENCH_SWITCH`, which `assertGatewayEnv` refuses
+ * it). Only a gateway started with `RATE_LIMITS_BENCH_SWITCH`, which `gatewayConfig` refuses
  * outside the local stack, listens to the header.
  */
 const limiterSwitchedOff = (env: GatewayEnv, request: OperationRequest) =>
-  env.RATE_LIMITS_BENCH_SWITCH === "true" && request.headers.get("x-bench-rate-limits") === "off";
+  gatewayConfig(env).rateLimitsBenchSwitch && request.headers.get("x-bench-rate-limits") === "off";
 
 /**
  * Takes one slot of every window of the request, from the isolate's leases or by asking the

@@ -3,7 +3,7 @@ import { control } from "@crm/db";
 import { and, eq } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { apiKeyPrefix, hashApiKey, sameDigest } from "../api-keys";
-import type { Actor } from "./authenticate";
+import type { Actor } from "./actor";
 import { invalidToken } from "./credential-errors";
 
 const { apiKeys, organizations, organizationMembers } = control;

@@ -1,9 +1,11 @@
-import { type ActorContext, ApiError } from "@crm/contracts";
+import { ApiError } from "@crm/contracts";
 import { admit, anonymousTrafficWindow, ipWindow } from "@crm/rate-limiter";
+import { gatewayConfig } from "../config";
 import type { GatewayEnv } from "../env";
 import { apiResource, mcpResources } from "../oauth/resources";
 import { accessTokenActor, isJwt, verifyAccessToken } from "./access-token-credential";
 import { kidOf, needsKeyLoad } from "./access-token-keys";
+import type { Actor } from "./actor";
 import { budgetsOf, deferral, rateLimited } from "./admit";
 import { authenticateApiKey, isApiKey, needsLookup } from "./api-key-credential";
 import { organizationHeader } from "./authorize";
@@ -11,12 +13,6 @@ import { invalidToken, unauthorized } from "./credential-errors";
 import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
 import { revokedGrantsDue } from "./revoked-grants";
 import { consoleSessionOf, sessionActor, sessionTokenIn } from "./session-credential";
-
-/**
- * Who is calling, as authentication established it: the actor context the regions receive, less
- * what names one request (operation, method, path, target, request id, time).
- */
-export type Actor = Omit<ActorContext, "requestId" | "operationId" | "method" | "path" | "target" | "issuedAt">;
 
 const bearerPattern = /^bearer ([^\s]+)$/i;
 
@@ -98,7 +94,13 @@ export async function authenticate(
     const session = authorization === null && surface === "api" ? sessionTokenIn(request) : null;
     if (session !== null) {
       await failures.guard();
-      const consoleSession = await consoleSessionOf(call.controlDb, call.env.IDENTITY_SECRET, session, request, now);
+      const consoleSession = await consoleSessionOf(
+        call.controlDb,
+        gatewayConfig(call.env).identitySecret,
+        session,
+        request,
+        now,
+      );
       return await sessionActor(call.controlDb, consoleSession, request.headers.get(organizationHeader));
     }
     const token = bearerToken(authorization);

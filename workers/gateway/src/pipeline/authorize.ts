@@ -1,5 +1,5 @@
 import { ApiError, type Operation } from "@crm/contracts";
-import type { Actor } from "./authenticate";
+import type { Actor } from "./actor";
 import { insufficientScope } from "./credential-errors";
 import type { OperationRequest } from "./operation-call";
 import type { OrganizationChoice } from "./organization-memberships";

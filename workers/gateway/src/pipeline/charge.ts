@@ -1,6 +1,6 @@
 import { chargedUnitsHeader, type Operation } from "@crm/contracts";
-import { noteTokenCost, noteUsesDropped } from "../request-log";
-import type { Actor } from "./authenticate";
+import { noteTokenCost, noteUsesDropped } from "../request-facts";
+import type { Actor } from "./actor";
 import type { GatewayCall, OperationRequest } from "./operation-call";
 import { recordUse } from "./usage-ledger";
 

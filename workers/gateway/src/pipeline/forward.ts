@@ -1,29 +1,16 @@
 import { type ActorContext, actorContextHeader, type Operation, publicBaseUrlHeader, signActorContext } from "@crm/contracts";
 import { contextSecret, regionService } from "../env";
-import type { Actor } from "./authenticate";
+import type { Actor } from "./actor";
 import type { GatewayCall, OperationRequest } from "./operation-call";
-import { serveOwnOperation } from "./own-operations";
 
 /** Request headers that stay at the gateway: credentials are replaced by the signed actor context. */
 const droppedHeaders = ["authorization", "cookie", actorContextHeader, publicBaseUrlHeader, "x-service-organization-id"];
 
 /**
- * Runs an authorized, admitted operation where its handler lives: the organization's regional
- * Worker over its service binding (never a public hop), or the gateway's own handler for
- * control-plane operations. A region receives the request with a context signed with that region's
- * secret and naming this very request (region, operation, method, path template, path and query).
+ * Sends the request to the actor's organization's regional Worker over its service binding (never a
+ * public hop), with a context signed with that region's secret and naming this very request (region,
+ * operation, method, path template, path and query). Also for signed inbound webhooks.
  */
-export async function forward(
-  call: GatewayCall,
-  operation: Operation,
-  actor: Actor,
-  request: OperationRequest,
-): Promise<Response> {
-  if (operation.servedBy === "gateway") return serveOwnOperation(call, actor, request);
-  return forwardToRegion(call, operation, actor, request);
-}
-
-/** Sends the request to the actor's organization's region with a context signed for it (also for signed inbound webhooks). */
 export async function forwardToRegion(
   call: GatewayCall,
   operation: Operation,

@@ -2,9 +2,9 @@ import { ApiError, type Operation } from "@crm/contracts";
 import { control } from "@crm/db";
 import { connectionWindow } from "@crm/rate-limiter";
 import { eq } from "drizzle-orm";
-import { noteActor } from "../request-log";
+import { noteActor } from "../request-facts";
+import type { Actor } from "./actor";
 import { budgetsOf, rateLimited } from "./admit";
-import type { Actor } from "./authenticate";
 import { forwardToRegion } from "./forward";
 import type { GatewayCall, OperationRequest } from "./operation-call";
 

@@ -1,7 +1,7 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { Context, ExecutionContext } from "hono";
 import type { GatewayAppEnv, GatewayEnv } from "../env";
-import type { RequestFacts } from "../request-log";
+import type { RequestFacts } from "../request-facts";
 
 /**
  * What every step of the pipeline may use, whichever surface runs the operation: a REST route, an
@@ -39,3 +39,9 @@ export interface OperationRequest {
 
 /** The client's address as Cloudflare's edge reports it; one shared bucket when it is missing. */
 export const clientIp = (request: OperationRequest): string => request.headers.get("cf-connecting-ip") ?? "unknown";
+
+/** The response with the gateway's own headers set (limits, cost); a forwarded response's headers are mutable copies. */
+export function withHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}

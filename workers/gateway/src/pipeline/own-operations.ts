@@ -2,7 +2,7 @@ import { ApiError, catalogue, jsonRequestBody, respondWithError, validationHook,
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { GatewayAppEnv } from "../env";
 import { gatewayHandlers } from "../handlers";
-import type { Actor } from "./authenticate";
+import type { Actor } from "./actor";
 import type { GatewayCall, OperationRequest } from "./operation-call";
 
 /** The call and actor of each request handed to the gateway's own handlers, for as long as it is served. */

@@ -3,7 +3,7 @@ import { ApiError, costUnits, defineOperation, jsonResponse, operations } from "
 import { z } from "@hono/zod-openapi";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
-import { newRequestFacts } from "../request-log";
+import { newRequestFacts } from "../request-facts";
 import type { OperationRequest } from "./operation-call";
 import { runOperation } from "./run-operation";
 

@@ -1,12 +1,13 @@
 import { ApiError, type Operation } from "@crm/contracts";
-import { noteActor, noteOperation, noteTokenCost } from "../request-log";
+import { noteActor, noteOperation, noteTokenCost } from "../request-facts";
+import type { Actor } from "./actor";
 import { admit } from "./admit";
-import { type Actor, authenticate } from "./authenticate";
+import { authenticate } from "./authenticate";
 import { authorize } from "./authorize";
 import { charge, costOfResponse } from "./charge";
-import { forward } from "./forward";
+import { forwardToRegion } from "./forward";
 import { forwardSignedDelivery, trackConnectionRoutes } from "./inbound";
-import type { GatewayCall, OperationRequest } from "./operation-call";
+import { type GatewayCall, type OperationRequest, withHeaders } from "./operation-call";
 import { serveOwnOperation } from "./own-operations";
 import { authenticateSession } from "./session-credential";
 
@@ -51,19 +52,6 @@ function free(call: GatewayCall): Record<string, string> {
 }
 
 /**
- * Runs a bearer operation for an actor another surface has already established (a console page
- * reading for its signed-in user): the steps after authentication, within the same rate limits, but
- * not booked: the console's own reads are not the organization's API usage or a key's activity.
- */
-export async function runOperationAs(call: GatewayCall, operation: Operation, request: OperationRequest, actor: Actor) {
-  noteOperation(call.requestFacts, operation);
-  noteActor(call.requestFacts, actor);
-  authorize(operation, actor, request);
-  const limits = await admit(call, operation, request, actor);
-  return withHeaders(await forward(call, operation, actor, request), limits);
-}
-
-/**
  * The steps after authentication (authorize → admit → forward → charge) for an actor, booked: REST
  * runs them after `authenticate`, an MCP tool call with the actor its endpoint authenticated.
  */
@@ -89,9 +77,10 @@ export async function runAuthenticated(call: GatewayCall, operation: Operation, 
   return withHeaders(outcome.response, { ...outcome.limits, ...cost });
 }
 
-function withHeaders(response: Response, headers: Record<string, string>): Response {
-  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-  return response;
+/** Runs an authorized, admitted operation where its handler lives: the organization's region, or the gateway's own handlers for control-plane operations. */
+function forward(call: GatewayCall, operation: Operation, actor: Actor, request: OperationRequest): Promise<Response> {
+  if (operation.servedBy === "gateway") return serveOwnOperation(call, actor, request);
+  return forwardToRegion(call, operation, actor, request);
 }
 
 const withErrorHeaders = (error: ApiError, headers: Record<string, string>) =>

@@ -1,8 +1,9 @@
 import { ApiError, type Region, scopes } from "@crm/contracts";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { parse } from "hono/utils/cookie";
+import { gatewayConfig } from "../config";
 import { type ConsoleSession, csrfTokenValid, readSession, sessionCookieName } from "../identity/sessions";
-import type { Actor } from "./authenticate";
+import type { Actor } from "./actor";
 import { selectOrganization } from "./authorize";
 import { invalidToken, sessionRefused } from "./credential-errors";
 import type { GatewayCall, OperationRequest } from "./operation-call";
@@ -121,7 +122,7 @@ export async function authenticateSession(call: GatewayCall, request: OperationR
   if (!session) throw new ApiError("unauthorized", "Sign in to the console: this route takes the console session only");
   if (
     !safeMethods.has(request.method) &&
-    !(await csrfTokenValid(call.env.IDENTITY_SECRET, session.id, request.headers.get(csrfHeader)))
+    !(await csrfTokenValid(gatewayConfig(call.env).identitySecret, session.id, request.headers.get(csrfHeader)))
   ) {
     throw new ApiError("forbidden", `Send the console page's CSRF token in ${csrfHeader}`);
   }

@@ -7,7 +7,7 @@
  */
 
 import { apiKeyActivityLimit, logUnexpectedError } from "@crm/contracts";
-import { control, insertRowsAsJson, newId } from "@crm/db";
+import { control, insertRowsAsJson, newId, runBatch } from "@crm/db";
 import { and, desc, eq, notInArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
@@ -178,6 +178,5 @@ async function writeUses(db: DrizzleD1Database, uses: CredentialUse[]): Promise<
         .onConflictDoUpdate({ target: [tokenUsageByKey.apiKeyId, tokenUsageByKey.day, tokenUsageByKey.route], set: summed }),
     );
   }
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  await runBatch(db, statements);
 }

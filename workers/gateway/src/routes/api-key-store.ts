@@ -12,10 +12,10 @@ import { creationOrder, paginate } from "@crm/db/pagination";
 import { and, count, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { generateApiKey, hashApiKey } from "../api-keys";
+import type { Actor } from "../pipeline/actor";
 import { forgetApiKey } from "../pipeline/api-key-credential";
-import type { Actor } from "../pipeline/authenticate";
 import type { GatewayCall } from "../pipeline/operation-call";
-import { runOperationAs } from "../pipeline/run-operation";
+import { runOperationAs } from "../pipeline/run-operation-as";
 
 /**
  * The API keys of a signed-in user in one organization: what the `/api-keys` routes and the

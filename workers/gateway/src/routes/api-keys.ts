@@ -1,6 +1,7 @@
 import type { operations } from "@crm/contracts";
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { gatewayConfig } from "../config";
 import type { GatewayAppEnv } from "../env";
 import { listCursorSecret } from "../identity/identity-secret";
 import { gatewayCall } from "../pipeline/operation-call";
@@ -12,7 +13,15 @@ type Handler<Id extends keyof typeof operations> = RouteHandler<(typeof operatio
 const ownerOf = (c: Context<GatewayAppEnv>) => ({ organizationId: c.var.actor.organizationId, userId: c.var.actor.actor.id });
 
 export const listApiKeys: Handler<"listApiKeys"> = async (c) =>
-  c.json(await pageOfKeys(c.var.controlDb, ownerOf(c), c.req.valid("query"), await listCursorSecret(c.env.IDENTITY_SECRET)), 200);
+  c.json(
+    await pageOfKeys(
+      c.var.controlDb,
+      ownerOf(c),
+      c.req.valid("query"),
+      await listCursorSecret(gatewayConfig(c.env).identitySecret),
+    ),
+    200,
+  );
 
 export const getApiKey: Handler<"getApiKey"> = async (c) => {
   const { keyId } = c.req.valid("param");

@@ -1,6 +1,6 @@
 import type { operations } from "@crm/contracts";
 import type { RouteHandler } from "@hono/zod-openapi";
-import type { HandlerEnv } from "../handlers";
+import type { HandlerEnv } from "../env";
 import { unsubscribe, unsubscribedPage, unsubscribeLinkOf, unsubscribePageHeaders } from "../mail/unsubscribe";
 
 /** `POST /email/unsubscribe`: RFC 8058 one-click; 200 without a redirect, the same on every repeat. */

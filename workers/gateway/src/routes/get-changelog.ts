@@ -1,6 +1,6 @@
 import { changelogEntries, type operations } from "@crm/contracts";
 import type { RouteHandler } from "@hono/zod-openapi";
-import type { HandlerEnv } from "../handlers";
+import type { HandlerEnv } from "../env";
 import { answerCached, type CachedJson, cachedJson } from "./cached-json";
 
 let changelog: Promise<CachedJson> | undefined;

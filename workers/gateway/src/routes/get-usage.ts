@@ -3,6 +3,7 @@ import { control } from "@crm/db";
 import { paginate } from "@crm/db/pagination";
 import type { RouteHandler } from "@hono/zod-openapi";
 import { and, between, eq, sql } from "drizzle-orm";
+import { gatewayConfig } from "../config";
 import type { GatewayAppEnv } from "../env";
 import { listCursorSecret } from "../identity/identity-secret";
 
@@ -58,7 +59,7 @@ export const getUsage: RouteHandler<(typeof operations.getUsage)["route"], Gatew
             .orderBy(...orderBy)
             .limit(limit),
       },
-      await listCursorSecret(c.env.IDENTITY_SECRET),
+      await listCursorSecret(gatewayConfig(c.env).identitySecret),
     ),
     // The totals cover the whole range, whichever page this is.
     c.var.controlDb

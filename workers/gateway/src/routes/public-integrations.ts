@@ -1,7 +1,8 @@
 import { ApiError, type Integration, type operations, publishedIntegrations } from "@crm/contracts";
 import { paginateFixedList } from "@crm/db/pagination";
 import type { RouteHandler } from "@hono/zod-openapi";
-import type { HandlerEnv } from "../handlers";
+import { gatewayConfig } from "../config";
+import type { HandlerEnv } from "../env";
 import { listCursorSecret } from "../identity/identity-secret";
 import { openApiDocumentFor } from "../openapi";
 import { answerCached, type CachedJson, cachedJson } from "./cached-json";
@@ -33,7 +34,7 @@ export const listIntegrations: RouteHandler<(typeof operations.listIntegrations)
   const page = await paginateFixedList(
     integrations,
     { scope: "public-integrations", limit, cursor, keyOf: (integration) => integration.slug },
-    await listCursorSecret(c.env.IDENTITY_SECRET),
+    await listCursorSecret(gatewayConfig(c.env).identitySecret),
   );
   return answerCached(c, await cachedJson(page));
 };

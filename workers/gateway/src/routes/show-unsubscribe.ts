@@ -1,6 +1,6 @@
 import type { operations } from "@crm/contracts";
 import type { RouteHandler } from "@hono/zod-openapi";
-import type { HandlerEnv } from "../handlers";
+import type { HandlerEnv } from "../env";
 import { confirmationPage, unsubscribeLinkOf, unsubscribePageHeaders } from "../mail/unsubscribe";
 
 /** `GET /email/unsubscribe`: the confirmation page. It changes nothing, since link scanners open such links. */

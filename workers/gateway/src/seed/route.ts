@@ -1,5 +1,5 @@
-import { ApiError, type Region, signToken } from "@crm/contracts";
-import { control } from "@crm/db";
+import { type Region, signToken } from "@crm/contracts";
+import { control, runBatch } from "@crm/db";
 import { eq, isNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
@@ -8,7 +8,7 @@ import { contextSecret, type GatewayAppEnv, regionService } from "../env";
 import { hashPassword } from "../identity/passwords";
 import { placeOrganization } from "../organizations/placement";
 import { gatewayCall } from "../pipeline/operation-call";
-import { newRequestFacts } from "../request-log";
+import { newRequestFacts } from "../request-facts";
 import { demoApiKey, demoId, demoKeys, demoOrganizations, demoPassword, demoUser } from "./demo";
 import { seedDemoMeetings } from "./demo-meetings";
 import { demoOAuthClientRows, usersWithPasswords } from "./identity";
@@ -40,13 +40,12 @@ async function placeDemoOrganization(
 }
 
 /**
- * `POST /__dev/seed`: the local-development demo data (DESIGN.md section 13). Reachable only with
- * DEV_TOOLS on. Writes the control plane here, asks each region to create its workspaces, and
+ * `POST /__dev/seed`: the local-development demo data (DESIGN.md section 13). In the local stack
+ * only (`dev-routes.ts`). Writes the control plane here, asks each region to create its workspaces, and
  * answers with what `.dev/demo.json` holds. Idempotent: rows that exist are left as they are (a
  * user seeded without a password gets one).
  */
 export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
-  if (c.env.DEV_TOOLS !== "true") throw new ApiError("not_found", "No such route");
   // Demo ids and keys derive from a local secret that stays put between runs; the us context secret is one.
   const secret = contextSecret(c.env, "us");
   const db = c.var.controlDb;
@@ -173,8 +172,7 @@ export const seedRoutes = new Hono<GatewayAppEnv>().post("/seed", async (c) => {
 
   const organizationIds = new Map(organizations.map(({ organization, organizationId }) => [organization.label, organizationId]));
   const oauth = await demoOAuthClientRows(db, secret, organizationIds);
-  const [first, ...rest] = [...statements, ...guestMemberships, ...oauth.statements];
-  if (first) await db.batch([first, ...rest]);
+  await runBatch(db, [...statements, ...guestMemberships, ...oauth.statements]);
   for (const { organization, region, regionSeed } of organizations) {
     const response = await region.fetch(`https://api.${organization.region}.internal/__dev/seed`, {
       method: "POST",

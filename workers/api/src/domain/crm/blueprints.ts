@@ -1,7 +1,7 @@
 import type { FieldType } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 
 const { objectTypes, fieldDefinitions, fieldOptions, recordViews } = regional;
 

@@ -1,8 +1,7 @@
 import { ApiError, type FieldType, type operations } from "@crm/contracts";
-import { newId, regional } from "@crm/db";
+import { newId, regional, runBatch } from "@crm/db";
 import { and, eq, max, ne } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { runBatch } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";

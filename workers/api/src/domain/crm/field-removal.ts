@@ -2,7 +2,7 @@ import type { FieldType } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { reindexObjectType, searchableTypes } from "../records/search-index";
 import { type ViewShape, viewMentionsField, viewWithoutField } from "./view-config";
 

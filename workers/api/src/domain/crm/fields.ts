@@ -1,9 +1,8 @@
 import { ApiError, type FieldType, type operations, type WorkspaceRole } from "@crm/contracts";
-import { regional } from "@crm/db";
+import { regional, runBatch } from "@crm/db";
 import { and, asc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace } from "../../access";
-import { runBatch } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";

@@ -1,8 +1,7 @@
 import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
-import { regional } from "@crm/db";
+import { regional, runBatch } from "@crm/db";
 import { and, asc, eq, inArray, max, ne } from "drizzle-orm";
 import { loadInWorkspace, reachWorkspace } from "../../access";
-import { runBatch } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";

@@ -1,7 +1,7 @@
 import { ApiError, type FieldType } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { asc, eq, inArray, type SQL } from "drizzle-orm";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 
 const { objectTypes, fieldDefinitions, fieldOptions, recordViews } = regional;
 

@@ -1,4 +1,4 @@
-import { ApiError, type FieldType, type FilterOperator, type RecordViewConfig } from "@crm/contracts";
+import { ApiError, type FieldType, type FilterOperator, type Problem, type RecordViewConfig } from "@crm/contracts";
 import { checkScalar, groupableTypes, operatorsByType, sortableTypes } from "./field-types";
 
 export interface FieldWithOptions {
@@ -14,8 +14,6 @@ export interface ViewShape {
   kanbanWinOptionIds: string[];
   kanbanLossOptionIds: string[];
 }
-
-type Problem = { path: string; message: string };
 
 const listOperators = new Set<FilterOperator>(["in", "not_in"]);
 /** Operators that match a part of a value: they take any fragment, not a whole e-mail address, phone, URL or domain. */

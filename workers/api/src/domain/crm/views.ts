@@ -1,9 +1,8 @@
 import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
-import { newId, regional } from "@crm/db";
+import { newId, regional, runBatch } from "@crm/db";
 import { and, asc, eq, max, ne } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace } from "../../access";
-import { runBatch } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import { withCreators } from "../../directory";
 import type { ServiceContext } from "../../env";

@@ -1,7 +1,7 @@
 import { type EventType, eventRetentionMs, webhookTestEventType } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq, gte, inArray, lt, ne, or, type SQL, sql } from "drizzle-orm";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 
 const { eventOutbox, conversations } = regional;
 

@@ -1,8 +1,7 @@
-import { regional } from "@crm/db";
+import { regional, rowsPerStatement } from "@crm/db";
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { rowsPerStatement } from "../../batch";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { identityKeyOf } from "../records/values";
 
 const { conversationAttendees, conversationRecords, conversations, fieldDefinitions, objectTypes, recordValues } = regional;

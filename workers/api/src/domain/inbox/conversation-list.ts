@@ -1,6 +1,6 @@
 import { regional } from "@crm/db";
 import { and, eq, gt, inArray, lte, type SQL, sql } from "drizzle-orm";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import type { KeysetColumn, KeysetValue } from "../../pagination";
 import type { ConversationRow } from "./response";
 import { conversationMatches, matchExpression, matchingConversationIds } from "./search";

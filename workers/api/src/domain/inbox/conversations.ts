@@ -1,11 +1,11 @@
 import { ApiError, type Conversation, type Message, type operations, type WorkspaceRole } from "@crm/contracts";
-import { regional } from "@crm/db";
+import { regional, rowsPerStatement } from "@crm/db";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspaceWith, reachWorkspace } from "../../access";
-import { rowsPerStatement } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
-import type { Database, ServiceContext } from "../../env";
+import type { Database } from "../../database";
+import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { creationOrder, type KeysetColumn, paginate } from "../../pagination";
 import { loadRecord } from "../records/service";

@@ -1,6 +1,6 @@
 import { regional } from "@crm/db";
 import { type SQL, sql } from "drizzle-orm";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 
 const { inboxSearch, commentSearch, conversationComments } = regional;
 

@@ -1,13 +1,15 @@
 import { ApiError, type Conversation, type Message } from "@crm/contracts";
-import { newId, regional } from "@crm/db";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { newId, regional, runBatch } from "@crm/db";
+import { eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { plainTextOf, sanitizeHtml } from "../content/sanitize";
 import { type EventSource, eventStatement } from "../events";
-import { attendeeStatements, attendeesOf, peopleByEmail } from "./attendees";
+import { type Attendee, attendeeStatements, attendeesOf, peopleByEmail } from "./attendees";
+import { mailboxOf } from "./mailboxes";
 import { type ConversationRow, conversationResponse, type MessageRow, messageResponse } from "./response";
 import { searchRowStatement } from "./search";
+import { knownMessages, maxHeaderLength, threadingHeaders, threadOf } from "./threading";
 
 const { attachments, conversations, mailboxes, messages, workspaces } = regional;
 
@@ -18,8 +20,7 @@ export const maxStoredHtml = 500_000;
 const snippetLength = 200;
 /** Recipients kept per header: a mass mail's full list says nothing a conversation needs. */
 const maxRecipients = 100;
-/** RFC 5322 lines stop at 998 characters, RFC 5321 paths at 254: longer values are not mail the inbox keeps as is. */
-const maxHeaderLength = 998;
+/** RFC 5321 paths stop at 254 characters (header lines at 998, `maxHeaderLength`): longer values are not mail the inbox keeps as is. */
 const maxAddressLength = 254;
 const maxNameLength = 255;
 
@@ -89,9 +90,6 @@ export interface StoredMessage {
   conversationCreated: boolean;
 }
 
-/** A Message-ID as stored: without angle brackets and surrounding space. */
-export const bareMessageId = (value: string) => value.trim().replace(/^<+/, "").replace(/>+$/, "").trim();
-
 /** Whether a failed batch broke the Message-ID index: the message is stored already (maybe by a concurrent delivery). */
 const isDuplicateMessage = (error: unknown) =>
   String((error as Error)?.message ?? error).includes("messages.workspace_id, messages.message_id_header");
@@ -120,171 +118,225 @@ const snippetOf = (text: string) => text.replace(/\s+/gu, " ").trim().slice(0, s
  * A repeat is a no-op that answers the ids stored first.
  */
 export async function storeMessage(db: Database, input: IncomingMessage, actor?: EventSource["actor"]): Promise<StoredMessage> {
-  const address = input.mailbox.trim().toLowerCase();
-  const [mailbox] = await db
-    .select({ address: mailboxes.address, workspaceId: mailboxes.workspaceId, organizationId: workspaces.organizationId })
-    .from(mailboxes)
-    .innerJoin(workspaces, eq(workspaces.id, mailboxes.workspaceId))
-    .where(eq(mailboxes.address, address))
-    .limit(1);
-  if (!mailbox) throw new ApiError("not_found", "Mailbox not found");
+  const mailbox = await receivingMailbox(db, input.mailbox);
   const { workspaceId } = mailbox;
-  const messageIdHeader = bareMessageId(input.messageId);
-  if (!messageIdHeader || messageIdHeader.length > maxHeaderLength) {
-    throw new ApiError("invalid_request", "A message needs a Message-ID of at most 998 characters");
-  }
-  const from = storedAddress(input.from);
-  if (!isStorable(from)) throw new ApiError("invalid_request", "A message needs a sender address of at most 254 characters");
-  const related = (id: string) => id.length > 0 && id.length <= maxHeaderLength;
-  const repliedTo = input.inReplyTo ? bareMessageId(input.inReplyTo) : "";
-  const inReplyTo = related(repliedTo) ? repliedTo : null;
-  // The newest references matter for threading; a response lists at most 100.
-  const references = input.references.map(bareMessageId).filter(related).slice(-maxRecipients);
-  const subject = headerText(input.subject).slice(0, maxHeaderLength);
-
-  const known = await knownMessages(db, workspaceId, [messageIdHeader, ...(inReplyTo ? [inReplyTo] : []), ...references]);
-  const existing = known.get(messageIdHeader);
-  if (existing) return { ...existing, stored: false, conversationCreated: false };
-  const threadedTo = input.conversationId
-    ? await conversationOf(db, workspaceId, input.conversationId)
-    : // The parent named by In-Reply-To, else the latest stored one of References (oldest first).
-      ((inReplyTo ? known.get(inReplyTo)?.conversationId : undefined) ??
-      [...references]
-        .reverse()
-        .map((id) => known.get(id)?.conversationId)
-        .find(Boolean));
+  const headers = storedHeaders(input);
+  const thread = await threadOf(db, workspaceId, input.conversationId, headers);
+  if ("repeated" in thread) return { ...thread.repeated, stored: false, conversationCreated: false };
 
   const now = Date.now();
-  const html = safeHtml(input.html);
-  const text = (input.text.trim() ? input.text : html ? plainTextOf(html) : "").slice(0, maxStoredText);
-  const to = input.to.map(storedAddress).filter(isStorable).slice(0, maxRecipients);
-  const cc = input.cc.map(storedAddress).filter(isStorable).slice(0, maxRecipients);
-  const senderKind = await senderKindOf(db, workspaceId, input, from);
+  const content = messageContent(input);
+  const senderKind = await senderKindOf(db, workspaceId, input, headers.from);
   // The mail system is no one to match to a person or to reply to: only the recipients attend.
-  const attendees = attendeesOf(senderKind === "mail_system" ? null : from, [...to, ...cc]);
+  const attendees = attendeesOf(senderKind === "mail_system" ? null : headers.from, [...content.to, ...content.cc]);
   const people = await peopleByEmail(
     db,
     workspaceId,
     attendees.map((attendee) => attendee.email),
   );
-  const conversationId = threadedTo ?? newId("conv", now);
+  const conversationId = thread.conversationId ?? newId("conv", now);
   const message: MessageRow = {
     id: newId("msg", now),
     workspaceId,
     conversationId,
     direction: input.direction,
-    fromAddress: from,
-    toAddresses: to,
-    ccAddresses: cc,
-    subject,
-    text,
-    html,
+    fromAddress: headers.from,
+    toAddresses: content.to,
+    ccAddresses: content.cc,
+    subject: headers.subject,
+    text: content.text,
+    html: content.html,
     sentAtMs: input.sentAtMs,
     senderKind,
-    messageIdHeader,
-    inReplyTo,
-    references,
+    messageIdHeader: headers.messageIdHeader,
+    inReplyTo: headers.inReplyTo,
+    references: headers.references,
     createdAt: now,
   };
-  const lifecycle = input.direction === "inbound" ? "awaiting_reply" : "replied";
-  const hasAttachments = input.attachments.length > 0;
+  const files = attachmentRows(input.attachments, message);
+  const conversation = thread.conversationId
+    ? { statements: [conversationUpdate(db, message, files.length > 0)], created: undefined }
+    : newConversation(db, { message, mailbox: mailbox.address, attendees, people, hasAttachments: files.length > 0 });
   const source: EventSource = { organizationId: mailbox.organizationId, actor: actor ?? { type: "system", id: "inbox" } };
-  const statements: BatchItem<"sqlite">[] = [];
-  let created: Conversation | undefined;
-  if (threadedTo) {
-    // The inbox runs on its own clock (DESIGN.md section 8): the message that arrived or was sent
-    // here last sets snippet, lifecycle and the conversation's place, whatever its Date header says.
-    const isLatest = sql`${now} >= ${conversations.lastMessageAtMs}`;
-    statements.push(
-      db
-        .update(conversations)
-        .set({
-          snippet: sql`case when ${isLatest} then ${snippetOf(text)} else ${conversations.snippet} end`,
-          lifecycle: sql`case when ${isLatest} then ${lifecycle} else ${conversations.lifecycle} end`,
-          lastMessageAtMs: sql`max(${conversations.lastMessageAtMs}, ${now})`,
-          // A customer writing again reopens the conversation; sending does not.
-          ...(input.direction === "inbound" ? { isClosed: false } : {}),
-          ...(hasAttachments ? { hasAttachments: true } : {}),
-          updatedAt: now,
-        })
-        .where(eq(conversations.id, conversationId)),
-    );
-  } else {
-    const row: ConversationRow = {
-      id: conversationId,
-      workspaceId,
-      channel: "email",
-      mailbox: mailbox.address,
-      subject,
-      snippet: snippetOf(text),
-      lastMessageAtMs: now,
-      isClosed: false,
-      lifecycle,
-      hasAttachments,
-      hasLinkedRecords: people.size > 0,
-      createdAt: now,
-      updatedAt: now,
-    };
-    statements.push(db.insert(conversations).values(row));
-    created = conversationResponse(row, {
-      attendees: attendees.map((attendee) => ({
-        conversationId,
-        email: attendee.email,
-        workspaceId,
-        displayName: attendee.name,
-        isSender: attendee.isSender,
-        recordId: people.get(attendee.email) ?? null,
-        createdAt: now,
-      })),
-      assignees: [],
-      tags: [],
-      linkedRecordIds: [...new Set(people.values())],
-      mailboxAddresses: new Set([mailbox.address]),
-    });
-  }
-  const files = input.attachments.map((file) => ({
+  const statements = [
+    ...conversation.statements,
+    ...messageStatements(db, message, files, attendees, people),
+    ...eventStatements(db, source, message, files, conversation.created),
+    ...(input.alongside ?? []),
+  ];
+  const repeated = await writeOnce(db, statements, workspaceId, headers.messageIdHeader);
+  if (repeated) return { ...repeated, stored: false, conversationCreated: false };
+  return { conversationId, messageId: message.id, stored: true, conversationCreated: conversation.created !== undefined };
+}
+
+/** The workspace mailbox the message arrived at or left from, with its workspace's organization; 404 when no workspace has it. */
+async function receivingMailbox(db: Database, address: string) {
+  const [mailbox] = await db
+    .select({ address: mailboxes.address, workspaceId: mailboxes.workspaceId, organizationId: workspaces.organizationId })
+    .from(mailboxes)
+    .innerJoin(workspaces, eq(workspaces.id, mailboxes.workspaceId))
+    .where(eq(mailboxes.address, address.trim().toLowerCase()))
+    .limit(1);
+  if (!mailbox) throw new ApiError("not_found", "Mailbox not found");
+  return mailbox;
+}
+
+/** The headers as stored: threading, sender, subject; 400 without a usable Message-ID or sender address. */
+function storedHeaders(input: IncomingMessage) {
+  const threading = threadingHeaders(input.messageId, input.inReplyTo, input.references);
+  const from = storedAddress(input.from);
+  if (!isStorable(from)) throw new ApiError("invalid_request", "A message needs a sender address of at most 254 characters");
+  return { ...threading, from, subject: headerText(input.subject).slice(0, maxHeaderLength) };
+}
+
+/** The text parts as stored: sanitized HTML, the text part (or the HTML's text), the recipients that can be kept. */
+function messageContent(input: IncomingMessage) {
+  const html = safeHtml(input.html);
+  return {
+    html,
+    text: (input.text.trim() ? input.text : html ? plainTextOf(html) : "").slice(0, maxStoredText),
+    to: input.to.map(storedAddress).filter(isStorable).slice(0, maxRecipients),
+    cc: input.cc.map(storedAddress).filter(isStorable).slice(0, maxRecipients),
+  };
+}
+
+const attachmentRows = (files: IncomingAttachment[], message: MessageRow) =>
+  files.map((file) => ({
     ...file,
     filename: file.filename.slice(0, maxNameLength),
     contentType: file.contentType.slice(0, maxNameLength),
-    workspaceId,
+    workspaceId: message.workspaceId,
     messageId: message.id,
-    createdAt: now,
+    createdAt: message.createdAt,
   }));
-  statements.push(
+
+/**
+ * A message joining its conversation. The inbox runs on its own clock (DESIGN.md section 8): the
+ * message that arrived or was sent here last sets snippet, lifecycle and the conversation's place,
+ * whatever its Date header says.
+ */
+function conversationUpdate(db: Database, message: MessageRow, hasAttachments: boolean): BatchItem<"sqlite"> {
+  const now = message.createdAt;
+  const isLatest = sql`${now} >= ${conversations.lastMessageAtMs}`;
+  return db
+    .update(conversations)
+    .set({
+      snippet: sql`case when ${isLatest} then ${snippetOf(message.text)} else ${conversations.snippet} end`,
+      lifecycle: sql`case when ${isLatest} then ${lifecycleAfter(message)} else ${conversations.lifecycle} end`,
+      lastMessageAtMs: sql`max(${conversations.lastMessageAtMs}, ${now})`,
+      // A customer writing again reopens the conversation; sending does not.
+      ...(message.direction === "inbound" ? { isClosed: false } : {}),
+      ...(hasAttachments ? { hasAttachments: true } : {}),
+      updatedAt: now,
+    })
+    .where(eq(conversations.id, message.conversationId));
+}
+
+const lifecycleAfter = (message: MessageRow) => (message.direction === "inbound" ? "awaiting_reply" : "replied");
+
+/** A conversation started by its first message: its row, and the conversation as `conversation.created` shows it. */
+function newConversation(
+  db: Database,
+  {
+    message,
+    mailbox,
+    attendees,
+    people,
+    hasAttachments,
+  }: { message: MessageRow; mailbox: string; attendees: Attendee[]; people: Map<string, string>; hasAttachments: boolean },
+): { statements: BatchItem<"sqlite">[]; created: Conversation } {
+  const { conversationId: id, workspaceId, createdAt: now } = message;
+  const row: ConversationRow = {
+    id,
+    workspaceId,
+    channel: "email",
+    mailbox,
+    subject: message.subject,
+    snippet: snippetOf(message.text),
+    lastMessageAtMs: now,
+    isClosed: false,
+    lifecycle: lifecycleAfter(message),
+    hasAttachments,
+    hasLinkedRecords: people.size > 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const created = conversationResponse(row, {
+    attendees: attendees.map((attendee) => ({
+      conversationId: id,
+      email: attendee.email,
+      workspaceId,
+      displayName: attendee.name,
+      isSender: attendee.isSender,
+      recordId: people.get(attendee.email) ?? null,
+      createdAt: now,
+    })),
+    assignees: [],
+    tags: [],
+    linkedRecordIds: [...new Set(people.values())],
+    mailboxAddresses: new Set([mailbox]),
+  });
+  return { statements: [db.insert(conversations).values(row)], created };
+}
+
+/** The message, its attachments, its conversation's attendees and the search row. */
+function messageStatements(
+  db: Database,
+  message: MessageRow,
+  files: ReturnType<typeof attachmentRows>,
+  attendees: Attendee[],
+  people: Map<string, string>,
+): BatchItem<"sqlite">[] {
+  const { conversationId, workspaceId, subject, text } = message;
+  return [
     db.insert(messages).values(message),
     ...files.map((file) => db.insert(attachments).values(file)),
-    ...attendeeStatements(db, { id: conversationId, workspaceId }, attendees, people, now),
+    ...attendeeStatements(db, { id: conversationId, workspaceId }, attendees, people, message.createdAt),
     searchRowStatement(db, {
       conversationId,
       workspaceId,
       subject,
       text,
-      people: [from, ...to, ...cc],
+      people: [message.fromAddress, ...message.toAddresses, ...message.ccAddresses],
     }),
-  );
-  if (created) statements.push(eventStatement(db, source, { type: "conversation.created", workspaceId, data: created }, now));
+  ];
+}
+
+/** `conversation.created` for a new conversation, then `message.received` or `message.sent`. */
+function eventStatements(
+  db: Database,
+  source: EventSource,
+  message: MessageRow,
+  files: ReturnType<typeof attachmentRows>,
+  created: Conversation | undefined,
+): BatchItem<"sqlite">[] {
+  const { workspaceId, createdAt: now } = message;
   const data: Message = messageResponse(message, files);
-  statements.push(
+  return [
+    ...(created ? [eventStatement(db, source, { type: "conversation.created", workspaceId, data: created }, now)] : []),
     eventStatement(
       db,
       source,
-      { type: input.direction === "inbound" ? "message.received" : "message.sent", workspaceId, data },
+      { type: message.direction === "inbound" ? "message.received" : "message.sent", workspaceId, data },
       now,
     ),
-  );
+  ];
+}
 
-  statements.push(...(input.alongside ?? []));
+/**
+ * Writes the message's batch. A concurrent delivery of the same Message-ID that won the race makes
+ * the whole batch roll back on the UNIQUE index: its ids are answered instead; null once written.
+ */
+async function writeOnce(db: Database, statements: BatchItem<"sqlite">[], workspaceId: string, messageIdHeader: string) {
   try {
-    const [first, ...rest] = statements;
-    await db.batch([first as BatchItem<"sqlite">, ...rest]);
+    await runBatch(db, statements);
+    return null;
   } catch (error) {
     if (!isDuplicateMessage(error)) throw error;
-    // Another delivery of the same message won the race; the whole batch rolled back.
     const winner = (await knownMessages(db, workspaceId, [messageIdHeader])).get(messageIdHeader);
     if (!winner) throw error;
-    return { ...winner, stored: false, conversationCreated: false };
+    return winner;
   }
-  return { conversationId, messageId: message.id, stored: true, conversationCreated: created !== undefined };
 }
 
 /**
@@ -299,33 +351,5 @@ async function senderKindOf(
 ): Promise<regional.MessageSenderKind> {
   const told = input.senderKind ?? "person";
   if (input.direction !== "inbound" || told !== "person") return told;
-  const [own] = await db
-    .select({ address: mailboxes.address })
-    .from(mailboxes)
-    .where(and(eq(mailboxes.workspaceId, workspaceId), eq(mailboxes.address, from.email.toLowerCase())))
-    .limit(1);
-  return own ? "own_mailbox_from_outside" : "person";
-}
-
-/** Stored messages of the workspace among some Message-IDs: their ids and conversations, by Message-ID. */
-async function knownMessages(db: Database, workspaceId: string, messageIds: string[]) {
-  // The References of a long thread can be long; the newest ones (last) matter most, and D1 binds 100 parameters.
-  const [own, ...related] = messageIds;
-  const wanted = [...new Set([own as string, ...related.slice(-90)])];
-  const rows = await db
-    .select({ id: messages.id, conversationId: messages.conversationId, header: messages.messageIdHeader })
-    .from(messages)
-    .where(and(eq(messages.workspaceId, workspaceId), inArray(messages.messageIdHeader, wanted)));
-  return new Map(rows.map((row) => [row.header, { messageId: row.id, conversationId: row.conversationId }]));
-}
-
-/** The conversation a reply names, in the mailbox's workspace. */
-async function conversationOf(db: Database, workspaceId: string, conversationId: string): Promise<string> {
-  const [row] = await db
-    .select({ id: conversations.id })
-    .from(conversations)
-    .where(and(eq(conversations.id, conversationId), eq(conversations.workspaceId, workspaceId)))
-    .limit(1);
-  if (!row) throw new ApiError("not_found", "Conversation not found");
-  return row.id;
+  return (await mailboxOf(db, workspaceId, from.email)) ? "own_mailbox_from_outside" : "person";
 }

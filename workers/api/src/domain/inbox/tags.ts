@@ -1,10 +1,10 @@
 import { ApiError, type operations } from "@crm/contracts";
-import { newId, regional } from "@crm/db";
+import { newId, regional, runBatch } from "@crm/db";
 import { and, asc, eq, inArray, like } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace, reachWorkspace } from "../../access";
-import { runBatch } from "../../batch";
-import type { Database, ServiceContext } from "../../env";
+import type { Database } from "../../database";
+import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
 

@@ -1,7 +1,7 @@
 import { type ActorContext, ApiError } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { configOfView } from "./views-system";
 
 const { inboxViewMembers, inboxViews } = regional;

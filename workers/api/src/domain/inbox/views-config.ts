@@ -1,12 +1,8 @@
-import { ApiError, type InboxView } from "@crm/contracts";
-import { regional } from "@crm/db";
-import { and, eq, inArray } from "drizzle-orm";
-import type { Database } from "../../env";
+import { ApiError, type InboxView, type Problem } from "@crm/contracts";
+import type { Database } from "../../database";
+import { notMembers } from "../workspace-members";
+import { mailboxOf } from "./mailboxes";
 import { notTags } from "./tags";
-
-const { mailboxes, workspaceMembers } = regional;
-
-type Problem = { path: string; message: string };
 
 /** What an inbox view names beyond its own row, checked against the workspace. */
 export interface ViewReferences {
@@ -15,26 +11,11 @@ export interface ViewReferences {
   memberUserIds?: string[] | undefined;
 }
 
-async function notMembers(db: Database, workspaceId: string, userIds: string[], path: string): Promise<Problem[]> {
-  if (userIds.length === 0) return [];
-  const found = await db
-    .select({ userId: workspaceMembers.userId })
-    .from(workspaceMembers)
-    .where(and(eq(workspaceMembers.workspaceId, workspaceId), inArray(workspaceMembers.userId, userIds)));
-  const members = new Set(found.map((row) => row.userId));
-  return userIds.flatMap((id, i) =>
-    members.has(id) ? [] : [{ path: `${path}.${i}`, message: "Not a member of the workspace" }],
-  );
-}
-
 async function notMailbox(db: Database, workspaceId: string, address: string | undefined): Promise<Problem[]> {
   if (address === undefined) return [];
-  const [found] = await db
-    .select({ id: mailboxes.id })
-    .from(mailboxes)
-    .where(and(eq(mailboxes.workspaceId, workspaceId), eq(mailboxes.address, address.toLowerCase())))
-    .limit(1);
-  return found ? [] : [{ path: "body.config.filter.mailbox", message: "Not a mailbox of the workspace" }];
+  return (await mailboxOf(db, workspaceId, address))
+    ? []
+    : [{ path: "body.config.filter.mailbox", message: "Not a mailbox of the workspace" }];
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { ActorContext, InboxView } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, eq, isNotNull } from "drizzle-orm";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 
 const { inboxViews } = regional;
 

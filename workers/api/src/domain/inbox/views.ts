@@ -1,12 +1,12 @@
 import { type ActorContext, ApiError, type InboxView, type operations } from "@crm/contracts";
-import { newId, regional } from "@crm/db";
+import { newId, regional, rowsPerStatement, runBatch } from "@crm/db";
 import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspaceWith, reachWorkspace, requireRole } from "../../access";
-import { rowsPerStatement, runBatch } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import type { Database } from "../../database";
 import { withCreators } from "../../directory";
-import type { Database, ServiceContext } from "../../env";
+import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
 import { checkViewReferences } from "./views-config";

@@ -2,7 +2,7 @@ import type { ProviderEvent } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { changedKeys, type EventSource, eventStatement } from "../events";
 import { peopleByEmail } from "../inbox/attendees";
 import { objectTypeOfRecord } from "../records/object-type-of";

@@ -9,10 +9,9 @@ import {
   validationHook,
   verifySignature,
 } from "@crm/contracts";
-import { regional } from "@crm/db";
+import { regional, runBatch } from "@crm/db";
 import { and, eq } from "drizzle-orm";
-import { runBatch } from "../../batch";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { applyProviderEvent, type DeliveringConnection } from "./apply-event";
 
 const { integrationConnections, inboundDeliveries, workspaces } = regional;

@@ -1,9 +1,9 @@
 import type { Meeting, operations } from "@crm/contracts";
-import { regional } from "@crm/db";
+import { regional, rowsPerStatement } from "@crm/db";
 import { and, asc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { loadInWorkspaceWith, reachWorkspace } from "../../access";
-import { rowsPerStatement } from "../../batch";
-import type { Database, ServiceContext } from "../../env";
+import type { Database } from "../../database";
+import type { ServiceContext } from "../../env";
 import type { QueryOf } from "../../inputs";
 import { type KeysetColumn, paginate } from "../../pagination";
 

@@ -1,8 +1,7 @@
 import type { operations, WorkspaceRole } from "@crm/contracts";
-import { newId, regional } from "@crm/db";
+import { newId, regional, runBatch } from "@crm/db";
 import { and, eq, isNull } from "drizzle-orm";
 import { loadInWorkspace } from "../../access";
-import { runBatch } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";

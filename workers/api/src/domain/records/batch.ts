@@ -1,7 +1,6 @@
 import { ApiError, errorBody, type operations } from "@crm/contracts";
-import { regional } from "@crm/db";
+import { regional, runBatch } from "@crm/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { runBatch } from "../../batch";
 import type { ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";
 import { loadObjectType } from "../crm/object-types";

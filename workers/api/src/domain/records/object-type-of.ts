@@ -1,6 +1,6 @@
 import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 
 /**
  * The object type of the record a task or note hangs on, which their events name so that

@@ -1,6 +1,6 @@
 import type { FieldType, FilterOperator, RecordViewConfig } from "@crm/contracts";
 import { type SQL, sql } from "drizzle-orm";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { type KeysetColumn, type KeysetValue, paginate } from "../../pagination";
 import { checkView } from "../crm/view-config";
 import { type RecordRow, valuesFromJson, valuesJson } from "./store";

@@ -2,7 +2,7 @@ import type { FieldType } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 
 const { records, recordValues, fieldDefinitions, fieldOptions, recordSearchTerms } = regional;
 

@@ -1,25 +1,38 @@
-import { ApiError } from "@crm/contracts";
-import { insertRowsAsJson, regional } from "@crm/db";
+import { ApiError, type Problem } from "@crm/contracts";
+import { inJsonList, insertRowsAsJson, regional } from "@crm/db";
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { fieldsWithOptions } from "../crm/resources";
-import { fieldsFrom, type Problem, type RecordField, type StoredValue } from "./values";
+import { membersAmong } from "../workspace-members";
+import { fieldsFrom, type RecordField, type StoredValue } from "./values";
 
-const { records, recordValues, workspaceMembers } = regional;
+const { records, recordValues } = regional;
 export type RecordRow = typeof records.$inferSelect;
 
 export const recordFields = (db: Database, objectTypeId: string): Promise<RecordField[]> => fieldsWithOptions(db, objectTypeId);
-
-/** A JSON list bound as one parameter: D1 binds at most 100 a statement, and a list may be longer. */
-const inJsonList = (column: SQLiteColumn, values: string[]) =>
-  sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
 
 /** The values of records being validated, with the problems found so far (a batch validates many at once). */
 export interface PlannedRecord {
   planned: Map<string, StoredValue[]>;
   problems: Problem[];
+}
+
+/** The ids among `ids` of live records of the object type in the workspace. */
+async function liveRecordsAmong(db: Database, workspaceId: string, objectTypeId: string, ids: string[]): Promise<Set<string>> {
+  const found = await db
+    .select({ id: records.id })
+    .from(records)
+    .where(
+      and(
+        inJsonList(records.id, ids),
+        eq(records.workspaceId, workspaceId),
+        eq(records.objectTypeId, objectTypeId),
+        isNull(records.deletedAt),
+      ),
+    );
+  return new Set(found.map((row) => row.id));
 }
 
 /**
@@ -33,24 +46,10 @@ export async function checkReferences(db: Database, workspaceId: string, fields:
       (plan.planned.get(field.id) ?? []).flatMap((row) => (row.valueText === null ? [] : [row.valueText]));
     const ids = [...new Set(plans.flatMap(idsOf))];
     if (ids.length === 0) continue;
-    const found =
+    const known =
       field.type === "relation"
-        ? await db
-            .select({ id: records.id })
-            .from(records)
-            .where(
-              and(
-                inJsonList(records.id, ids),
-                eq(records.workspaceId, workspaceId),
-                eq(records.objectTypeId, field.relationObjectTypeId ?? ""),
-                isNull(records.deletedAt),
-              ),
-            )
-        : await db
-            .select({ id: workspaceMembers.userId })
-            .from(workspaceMembers)
-            .where(and(eq(workspaceMembers.workspaceId, workspaceId), inJsonList(workspaceMembers.userId, ids)));
-    const known = new Set(found.map((row) => row.id));
+        ? await liveRecordsAmong(db, workspaceId, field.relationObjectTypeId ?? "", ids)
+        : await membersAmong(db, workspaceId, ids);
     for (const plan of plans) {
       for (const id of idsOf(plan)) {
         if (known.has(id)) continue;

@@ -1,4 +1,4 @@
-import type { FieldType } from "@crm/contracts";
+import type { FieldType, Problem } from "@crm/contracts";
 import { checkScalar } from "../crm/field-types";
 
 /** A field of the object type as record validation needs it. */
@@ -23,8 +23,6 @@ export interface StoredValue {
   targetRecordId: string | null;
   identityKey: string | null;
 }
-
-export type Problem = { path: string; message: string };
 
 /** Keys of a record that clients never set. */
 const readOnlyKeys = new Set(["id", "workspaceId", "objectTypeId", "createdAt", "updatedAt", "createdBy", "deletedAt"]);

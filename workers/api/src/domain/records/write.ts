@@ -1,10 +1,9 @@
 import { ApiError } from "@crm/contracts";
-import { insertRowsAsJson, newId, regional } from "@crm/db";
+import { insertRowsAsJson, newId, regional, runBatch } from "@crm/db";
 import { eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { runBatch } from "../../batch";
 import { nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { changedKeys, type EventInput, type EventSource, eventStatement, eventsStatement } from "../events";
 import { reindexRecords } from "./search-index";
 import {

@@ -1,11 +1,12 @@
 import { ApiError } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { WorkspaceAccess } from "../../access";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
+import { notMembers } from "../workspace-members";
 import { type TaskResponse, type TaskRow, taskResponse } from "./response";
 
-const { conversations, workspaceMembers } = regional;
+const { conversations } = regional;
 
 /** Assignees (or the users a body names under `property`, such as mentions) must be members of the workspace. */
 export async function checkAssignees(
@@ -14,15 +15,7 @@ export async function checkAssignees(
   userIds: string[],
   property = "assigneeUserIds",
 ): Promise<void> {
-  if (userIds.length === 0) return;
-  const found = await db
-    .select({ userId: workspaceMembers.userId })
-    .from(workspaceMembers)
-    .where(and(eq(workspaceMembers.workspaceId, workspaceId), inArray(workspaceMembers.userId, userIds)));
-  const members = new Set(found.map((row) => row.userId));
-  const problems = userIds.flatMap((id, i) =>
-    members.has(id) ? [] : [{ path: `body.${property}.${i}`, message: "Not a member of the workspace" }],
-  );
+  const problems = await notMembers(db, workspaceId, userIds, `body.${property}`);
   if (problems.length > 0) throw new ApiError("invalid_request", "The users named must be members of the workspace", problems);
 }
 

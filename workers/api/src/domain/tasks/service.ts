@@ -1,11 +1,11 @@
 import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
-import { newId, regional } from "@crm/db";
+import { newId, regional, runBatch } from "@crm/db";
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspaceWith, reachWorkspace } from "../../access";
-import { runBatch } from "../../batch";
 import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
-import type { Database, ServiceContext } from "../../env";
+import type { Database } from "../../database";
+import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { creationOrder, paginate } from "../../pagination";
 import { sanitizedContent } from "../content/description";

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { webhookSettings } from "../../config";
 
 /** The burst limit of webhook deliveries per workspace (DESIGN.md section 4): 350, refilled over a minute. */
 export const burstCapacity = 350;
@@ -45,7 +46,7 @@ export class WebhookBurst extends DurableObject<{ WEBHOOK_BURST_FACTOR?: string 
 
   constructor(ctx: DurableObjectState, env: { WEBHOOK_BURST_FACTOR?: string }) {
     super(ctx, env);
-    this.#capacity = burstCapacity * Number(env.WEBHOOK_BURST_FACTOR ?? 1);
+    this.#capacity = burstCapacity * webhookSettings(env).burstFactor;
     this.#state = { tokens: this.#capacity, at: 0 };
     ctx.blockConcurrencyWhile(async () => {
       this.#state = (await ctx.storage.get<BucketState>("bucket")) ?? this.#state;

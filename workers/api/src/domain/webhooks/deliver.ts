@@ -1,6 +1,6 @@
-import { insertRowsAsJson, newId, regional } from "@crm/db";
-import { runBatch } from "../../batch";
-import type { Database, RegionEnv } from "../../env";
+import { insertRowsAsJson, newId, regional, runBatch } from "@crm/db";
+import type { Database } from "../../database";
+import type { RegionEnv } from "../../env";
 import type { DeliveryMessage } from "./messages";
 import { jsonBytes, type SizedMessage, sendInBatches } from "./queue-batches";
 

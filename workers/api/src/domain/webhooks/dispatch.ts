@@ -1,8 +1,8 @@
 import { logUnexpectedError, maxEventBytes } from "@crm/contracts";
-import { insertRowsAsJson, newId, regional } from "@crm/db";
+import { insertRowsAsJson, newId, regional, runBatch } from "@crm/db";
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import { runBatch } from "../../batch";
-import type { Database, RegionEnv, ShardDatabase } from "../../env";
+import type { Database, ShardDatabase } from "../../database";
+import type { RegionEnv } from "../../env";
 import { activeSubscriptions, deliveryId, subscribedTo } from "./fanout";
 import type { EventsMessage, OutboxEvent } from "./messages";
 import { jsonBytes, type SizedMessage, sendInBatches } from "./queue-batches";

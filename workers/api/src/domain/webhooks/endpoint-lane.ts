@@ -9,11 +9,12 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { logUnexpectedError } from "@crm/contracts";
-import { insertRowsAsJson, newId, regional } from "@crm/db";
+import { insertRowsAsJson, newId, regional, runBatch } from "@crm/db";
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { runBatch } from "../../batch";
-import type { Database, RegionEnv } from "../../env";
+import type { RegionBindings } from "../../bindings";
+import { webhookSettings } from "../../config";
+import type { Database } from "../../database";
 import { shardDatabase } from "../../shards";
 import { type AttemptResult, attemptDelivery, defaultTimeoutMs, isEndpointFailure } from "./attempt";
 import { afterAttempt, type BreakerState, breakerMode, closedBreaker } from "./breaker";
@@ -87,7 +88,7 @@ type Attempt = Omit<AttemptRow, "id" | "createdAt">;
  * only its own lane: the Queue consumer never waits on a receiver. Attempt rows go to the region's
  * D1, gathered into one batch while the previous one is written.
  */
-export class WebhookEndpoint extends DurableObject<RegionEnv> {
+export class WebhookEndpoint extends DurableObject<RegionBindings> {
   /** The D1 shard of this lane's subscription, known from the first delivery it handles (each names its shard). */
   #shardDb: Database | null = null;
   readonly #timeoutMs: number;
@@ -109,9 +110,9 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
   #writes: PendingWrite[] = [];
   #writing = false;
 
-  constructor(ctx: DurableObjectState, env: RegionEnv) {
+  constructor(ctx: DurableObjectState, env: RegionBindings) {
     super(ctx, env);
-    this.#timeoutMs = Number(env.WEBHOOK_TIMEOUT_MS ?? defaultTimeoutMs);
+    this.#timeoutMs = webhookSettings(env).timeoutMs ?? defaultTimeoutMs;
     this.#schedule = scheduleOf(env);
     ctx.storage.sql.exec(
       "create table if not exists deliveries (delivery_id text primary key, message text not null, run_at integer not null, held integer not null default 0)",
@@ -310,7 +311,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
         return;
       }
       const now = Date.now();
-      const result = await attemptDelivery(webhook, message, this.#timeoutMs, this.env.WEBHOOKS_ALLOW_LOOPBACK === "true", now);
+      const result = await attemptDelivery(webhook, message, this.#timeoutMs, webhookSettings(this.env).allowLoopback, now);
       this.#setBreaker(
         afterAttempt(
           this.#breaker,

@@ -1,6 +1,6 @@
 import { regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
-import type { Database } from "../../env";
+import type { Database } from "../../database";
 import { type DeliveryEnv, routeDeliveries } from "./deliver";
 import type { DeliveryMessage, EventsMessage, OutboxEvent } from "./messages";
 

@@ -1,7 +1,8 @@
 import { ApiError, type DeliveredEventType, type operations, webhookTestEventType } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, desc, eq, gt, gte, sql } from "drizzle-orm";
-import type { Database, RegionEnv, ServiceContext } from "../../env";
+import type { Database } from "../../database";
+import type { RegionEnv, ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";
 import { keptSince, selectionConditions, writeOrder } from "../events-feed/stored-events";
 import { type DeliveryEnv, routeDeliveries } from "./deliver";

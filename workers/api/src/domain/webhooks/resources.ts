@@ -1,7 +1,9 @@
 import { ApiError, type EventType } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
-import type { Database, RegionEnv, ResponseSecrets } from "../../env";
+import { webhookSettings } from "../../config";
+import type { Database } from "../../database";
+import type { ResponseSecrets } from "../../env";
 import { checkWebhookUrl } from "./url-safety";
 
 const { objectTypes, webhooks } = regional;
@@ -27,8 +29,8 @@ export const signingSecretShownOnce = (webhookId: string): ResponseSecrets => ({
 });
 
 /** The target URL, or 400 naming why it is refused (SSRF rules). */
-export function safeUrl(url: string, env: Pick<RegionEnv, "WEBHOOKS_ALLOW_LOOPBACK">): string {
-  const verdict = checkWebhookUrl(url, env.WEBHOOKS_ALLOW_LOOPBACK === "true");
+export function safeUrl(url: string, env: object): string {
+  const verdict = checkWebhookUrl(url, webhookSettings(env).allowLoopback);
   if (!verdict.ok)
     throw new ApiError("invalid_request", `The webhook URL is refused: ${verdict.reason}`, [
       { path: "body.url", message: verdict.reason },

@@ -1,7 +1,7 @@
 import { ApiError, sha256Hex } from "@crm/contracts";
 import { newId } from "@crm/db";
 import PostalMime, { type Address, type Email } from "postal-mime";
-import type { Database } from "../../../env";
+import type { Database } from "../../../database";
 import { type IncomingAttachment, type StoredMessage, storeMessage } from "../store-message";
 import { attachmentKey } from "./storage";
 

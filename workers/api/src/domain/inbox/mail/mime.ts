@@ -1,3 +1,4 @@
+import { toBase64 } from "@crm/contracts";
 import { createMimeMessage } from "mimetext/browser";
 
 /** What an outgoing message says; every value has been validated (addresses, one-line subject) before. */
@@ -21,11 +22,7 @@ export interface OutgoingMime {
 const isHeaderSafeId = (id: string) => /^[\x21-\x3b\x3d\x3f-\x7e]{1,900}$/.test(id);
 
 /** Base64 of the UTF-8 bytes in lines of 76 (RFC 2045), so no body line comes near SMTP's limit whatever the text. */
-function base64Lines(value: string): string {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
-  return (btoa(binary).match(/.{1,76}/g) ?? []).join("\r\n");
-}
+const base64Lines = (value: string): string => (toBase64(new TextEncoder().encode(value)).match(/.{1,76}/g) ?? []).join("\r\n");
 
 /**
  * The RFC 5322 message for one recipient: text part and (when there is HTML) its HTML alternative,

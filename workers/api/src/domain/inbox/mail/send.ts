@@ -12,11 +12,14 @@ import { regional } from "@crm/db";
 import { and, desc, eq, inArray, lt } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { requireRole, requireWorkspace, type WorkspaceAccess } from "../../../access";
-import type { Database, RegionEnv, ServiceContext } from "../../../env";
+import { regionConfig } from "../../../config";
+import type { Database } from "../../../database";
+import type { RegionEnv, ServiceContext } from "../../../env";
 import { parseIdempotencyKey } from "../../../idempotency";
 import type { BodyOf } from "../../../inputs";
 import { sanitizedContent } from "../../content/description";
 import { loadConversation } from "../conversations";
+import { mailboxOf } from "../mailboxes";
 import { type ConversationRow, conversationResponses, type MessageRow, messageResponses } from "../response";
 import { storeMessage } from "../store-message";
 import { outgoingMime } from "./mime";
@@ -35,13 +38,10 @@ export interface Outbox {
   contextSecret: string;
 }
 
-export const outboxOf = (env: RegionEnv): Outbox => ({
-  sender: env.SEND_EMAIL,
-  bucket: env.ATTACHMENTS,
-  region: env.REGION,
-  publicOrigin: env.PUBLIC_ORIGIN,
-  contextSecret: env.GATEWAY_CONTEXT_SECRET,
-});
+export const outboxOf = (env: RegionEnv): Outbox => {
+  const { region, publicOrigin, gatewayContextSecret } = regionConfig(env);
+  return { sender: env.SEND_EMAIL, bucket: env.ATTACHMENTS, region, publicOrigin, contextSecret: gatewayContextSecret };
+};
 
 /** A message about to be sent, from a mailbox of its workspace. */
 export interface Outgoing {
@@ -119,11 +119,7 @@ export async function workspaceMailbox(
   address: string,
   path: string,
 ): Promise<WorkspaceMailbox> {
-  const [mailbox] = await db
-    .select({ address: mailboxes.address, name: mailboxes.name })
-    .from(mailboxes)
-    .where(and(eq(mailboxes.address, address.toLowerCase()), eq(mailboxes.workspaceId, workspaceId)))
-    .limit(1);
+  const mailbox = await mailboxOf(db, workspaceId, address);
   if (!mailbox) {
     throw new ApiError("invalid_request", "The request is not valid; see details.", [
       { path, message: "Not a mailbox of the workspace" },

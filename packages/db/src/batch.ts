@@ -1,8 +1,12 @@
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Database } from "./env";
+import type { DrizzleD1Database } from "drizzle-orm/d1";
 
-/** Runs statements as one D1 batch (one transaction): all of them or none. Nothing to run is fine. */
-export async function runBatch(db: Database, statements: BatchItem<"sqlite">[]): Promise<void> {
+/**
+ * Runs statements as one D1 batch (one transaction): all of them or none. Nothing to run is fine.
+ * The one way both Workers write several rows at once; a fixed list whose results are read may still
+ * call `db.batch` with its tuple.
+ */
+export async function runBatch(db: DrizzleD1Database, statements: BatchItem<"sqlite">[]): Promise<void> {
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
 }

@@ -1,0 +1,10 @@
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+
+/** A shard's D1 database, as drizzle reads and writes it. */
+export type Database = DrizzleD1Database;
+
+/** A shard's database, with its number: what the shard's events and deliveries carry in their queue messages. */
+export interface ShardDatabase {
+  shard: number;
+  db: Database;
+}
