@@ -150,9 +150,11 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     // A new instance: whatever the last one had out, the probe included, ended with it.
     const stored = ctx.storage.kv.get<BreakerState>("breaker");
     this.#breaker = stored ? { ...stored, probeSentAt: null } : closedBreaker(this.#firstProbeWaitMs);
-    // Deliveries stored without an alarm (none should be) are woken all the same.
+    // Deliveries stored without an alarm (none should be) are woken all the same; a standing alarm is
+    // known, so that this instance never moves it later.
     void ctx.blockConcurrencyWhile(async () => {
-      if ((await ctx.storage.getAlarm()) === null) await this.#wakeAt(Date.now());
+      this.#alarmAt = await ctx.storage.getAlarm();
+      if (this.#alarmAt === null) await this.#wakeAt(Date.now());
     });
   }
 
@@ -186,11 +188,17 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     return (this.#schedule[0] ?? 5) * 1000;
   }
 
-  /** Takes deliveries over (a repeat of one it already holds is ignored) and starts what it can. */
+  /**
+   * Takes deliveries over and starts what it can. A repeat of one it holds is ignored, and so is one
+   * it concluded whose attempt row is not yet written (a Queue batch redelivered meanwhile): the
+   * API shows such a delivery as ended only once that row is in D1.
+   */
   accept(messages: DeliveryMessage[]): void {
     // One statement for the whole batch: the messages as one JSON array, each row's message its element's text.
     this.ctx.storage.sql.exec(
-      "insert or ignore into deliveries (delivery_id, message, run_at) select value ->> 'deliveryId', value, value ->> 'notBefore' from json_each(?)",
+      `insert or ignore into deliveries (delivery_id, message, run_at)
+       select value ->> 'deliveryId', value, value ->> 'notBefore' from json_each(?)
+       where value ->> 'deliveryId' not in (select attempt ->> 'deliveryId' from unwritten_attempts where attempt ->> 'status' in ('delivered', 'failed'))`,
       JSON.stringify(messages),
     );
     this.#pump();
