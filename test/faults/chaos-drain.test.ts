@@ -14,19 +14,25 @@ const { eventOutbox } = regional;
 
 /**
  * A chaos drain (issue 24): 2 000 events already in the outbox go to three subscriptions while every
- * Durable Object, the lanes first, restarts every 200 ms for the first `chaosMs` of the drain
- * (`abortAllDurableObjects`: what a lane had in flight or was writing is cut, and its memory is gone),
- * and a tenth of the events come through the events Queue a second time, as a retried message does.
- * (A graceful `evictDurableObject` of a busy lane waits for its references and times out here after
- * 30 s, evicting nothing; and under restarts every 200 ms a lane concludes about ten deliveries a
- * second, so restarts for the whole drain would take minutes.) The receiver verifies every request with the `standardwebhooks` library; afterwards each
- * subscription's receiver saw every event, each under one `webhook-id`, and the subscription's
- * statistics reconcile exactly with what it saw.
+ * Durable Object, the lanes first, restarts every 200 ms until every receiver has seen every event or
+ * for `restartsForMs` at most (`abortAllDurableObjects`: what a lane had in flight or was writing is
+ * cut, and its memory is gone), and a tenth of the events come through the events Queue a second
+ * time, as a retried message does.
+ * The restarts are aborts, not `evictDurableObject`: an eviction is graceful, it waits until the lane
+ * has nothing in flight (every fetch and timer of a Durable Object counts as work of its last
+ * request), and a lane draining thousands of deliveries never has nothing in flight, so the eviction
+ * times out after 30 s having evicted nothing. The receiver verifies every request with the
+ * `standardwebhooks` library; afterwards each subscription's receiver saw every event, each under
+ * one `webhook-id`, and the subscription's statistics reconcile exactly with what it saw.
  */
 
 const eventCount = 2_000;
 const restartEveryMs = 200;
-const chaosMs = 10_000;
+/**
+ * Restarts stop here if the drain is not over, so that the test ends within its time on a loaded
+ * machine (at a load average of 18 on two cores, 990 of the 2 000 arrived in 150 s of restarts).
+ */
+const restartsForMs = 60_000;
 
 const summary = async (path: string) =>
   (await (await fetch(`${env.RECEIVER_URL}/__summary${path}`)).json()) as { requests: number; webhookIds: number };
@@ -57,7 +63,7 @@ describe("a chaos drain", () => {
       .run();
 
     const restarts = setInterval(() => void abortAllDurableObjects(), restartEveryMs);
-    const calm = setTimeout(() => clearInterval(restarts), chaosMs);
+    const calm = setTimeout(() => clearInterval(restarts), restartsForMs);
     try {
       const db = regionDb("us");
       await dispatchOutbox({ shard: 1, db }, { EVENTS: env.EVENTS_US });
@@ -80,13 +86,14 @@ describe("a chaos drain", () => {
       for (let i = 0; i < again.length; i += 20)
         await env.EVENTS_US.send({ shard: 1, events: again.slice(i, i + 20) }, { contentType: "json" });
 
+      // Restarts go on until every receiver has seen every event (or `restartsForMs` passed).
       for (const { path } of subscriptions)
         expect(
           (
             await until(
               () => summary(path),
               (seen) => seen.webhookIds >= eventCount,
-              50_000,
+              150_000,
               500,
             )
           ).webhookIds,
@@ -115,5 +122,5 @@ describe("a chaos drain", () => {
       expect(webhookIdsByEvent.size).toBe(eventCount);
       for (const ids of webhookIdsByEvent.values()) expect(ids.size).toBe(1);
     }
-  }, 90_000);
+  }, 240_000);
 });

@@ -1,18 +1,41 @@
-import { abortAllDurableObjects } from "cloudflare:test";
+import { abortAllDurableObjects, evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { failureThreshold } from "../../workers/api/src/domain/webhooks/breaker";
 import { unique } from "../crm";
-import { program, received, until, workspace } from "../webhook-lanes";
+import { type Deliveries, laneOf, program, received, until, workspace } from "../webhook-lanes";
 
 /**
- * A lane restarted at each step of its work (issue 24): evicted while a delivery is out, while its
- * attempt rows are being written, while the breaker's probe is out, with an alarm set for a retry,
- * and with a resend due. Afterwards every delivery is delivered or recorded failed with its
- * attempts, none is lost, and each event reached the receiver under one `webhook-id` only. A restart
- * is `abortAllDurableObjects`, as a deploy or a crash: what was in flight is cut, not drained (a
- * graceful eviction waits for it). Test configuration: retries after 1 s (three), answers time out
- * after 1.5 s (vitest.config.ts).
+ * A lane restarted at each step of its work (issue 24): while a delivery is out, while its attempt
+ * rows are being written, while the breaker's probe is out, with an alarm set for a retry, and with
+ * resends due. Afterwards every delivery is delivered or recorded failed with its attempts, none is
+ * lost, and each event reached the receiver under one `webhook-id` only.
+ *
+ * Each step runs twice. Once with the lane itself evicted (`evictDurableObject`): an eviction is
+ * graceful, as the platform's own of an idle object, so it waits until the lane has nothing in
+ * flight (in a Durable Object every fetch and timer is work of its last request, and the eviction
+ * waits for those; a busy lane, whose keep-ahead timer runs while anything is due, is evicted once
+ * its work is done), then drops its memory; nothing it concluded may be sent again. And once cut by
+ * `abortAllDurableObjects`, as a deploy or a crash does: the only way to end what is in flight
+ * mid-way (a request out, a probe out, a D1 write), which an eviction by design never does. Test
+ * configuration: retries after 1 s (three), answers time out after 1.5 s (vitest.config.ts).
  */
+
+type Restart = "evict" | "abort";
+
+/**
+ * An eviction waits for what is in flight, so nothing the lane sent goes again: the receiver saw one
+ * request per attempt recorded as sent (an attempt the open breaker held back sends nothing).
+ */
+async function expectSentOnce(path: string, attempts: Deliveries["data"]): Promise<void> {
+  const sent = attempts.filter((attempt) => !attempt.error?.startsWith("Not sent"));
+  expect(await received(path)).toHaveLength(sent.length);
+}
+
+/** The lane of `webhookId` evicted (once its work in flight is done), or every object cut at once. */
+async function restart(how: Restart, webhookId: string): Promise<void> {
+  if (how === "evict") await evictDurableObject(laneOf(webhookId));
+  else await abortAllDurableObjects();
+}
 
 /** Each event's webhook-ids as the receiver saw them: every event must come under one id, however often. */
 async function webhookIdsByEvent(path: string): Promise<Map<string, Set<string>>> {
@@ -26,8 +49,9 @@ async function webhookIdsByEvent(path: string): Promise<Map<string, Set<string>>
   return byEvent;
 }
 
-describe("a webhook lane restarted", () => {
-  it("while the breaker's probe is out: the probe counts as lost, another goes, and everything is delivered", async () => {
+describe.each<Restart>(["evict", "abort"])("a webhook lane restarted (%s)", (how) => {
+  const probeEnd = how === "abort" ? "the probe counts as lost and another goes" : "the probe's answer is kept";
+  it(`while the breaker's probe is out: ${probeEnd}, and everything is delivered`, async () => {
     const place = await workspace();
     const path = `/probe-${unique()}`;
     // Five failures open the breaker; the probe (the sixth request) is answered slowly, and the lane restarts meanwhile.
@@ -40,7 +64,7 @@ describe("a webhook lane restarted", () => {
       20_000,
       20,
     );
-    await abortAllDurableObjects();
+    await restart(how, webhook.id);
 
     const { statistics } = await until(
       () => place.deliveries(webhook.id),
@@ -52,13 +76,15 @@ describe("a webhook lane restarted", () => {
     const byEvent = await webhookIdsByEvent(path);
     expect(byEvent.size).toBe(failureThreshold);
     for (const ids of byEvent.values()) expect(ids.size).toBe(1);
+    if (how === "evict") await expectSentOnce(path, (await place.deliveries(webhook.id)).data);
     expect(await place.endpointState(webhook.id)).toMatchObject({ status: "healthy", nextAttemptAt: null });
   }, 40_000);
 
   /**
    * Each step: what the receiver answers, how many records are written, and when the restart comes
    * (the receiver has seen `afterRequests` requests, plus `waitMs`). Then every delivery must end as
-   * `ends` with `attempts` attempts, each event under one webhook-id.
+   * `ends` with `attempts` attempts, each event under one webhook-id; after an eviction nothing went
+   * twice (`sentOnce`).
    */
   const steps = [
     {
@@ -72,7 +98,13 @@ describe("a webhook lane restarted", () => {
       waitMs: 0,
       ends: "delivered",
     },
-    { step: "while their attempt rows are being written", responses: [], afterRequests: 3, waitMs: 20, ends: "delivered" },
+    {
+      step: "while their attempt rows are being written",
+      responses: [],
+      afterRequests: 3,
+      waitMs: 20,
+      ends: "delivered",
+    },
     {
       step: "with an alarm set for their retry",
       responses: [{ status: 503 }, { status: 503 }, { status: 503 }],
@@ -87,6 +119,8 @@ describe("a webhook lane restarted", () => {
       waitMs: 0,
       restartFirstAfter: 3,
       ends: "delivered",
+      // Resends follow only a cut: after an eviction nothing that was out goes again.
+      cutOnly: true,
     },
     {
       step: "while an endpoint that always fails runs its schedule",
@@ -98,6 +132,7 @@ describe("a webhook lane restarted", () => {
   ] as const;
 
   for (const { step, responses, afterRequests, waitMs, ends, ...rest } of steps) {
+    if ("cutOnly" in rest && how === "evict") continue;
     it(`${step}: each delivery ends ${ends}, with its attempts, under one webhook-id`, async () => {
       const place = await workspace();
       const path = `/step-${unique()}`;
@@ -112,7 +147,7 @@ describe("a webhook lane restarted", () => {
           10,
         );
         await new Promise((resolve) => setTimeout(resolve, waitMs));
-        await abortAllDurableObjects();
+        await restart(how, webhook.id);
       };
       if ("restartFirstAfter" in rest) await restartAfter(rest.restartFirstAfter);
       await restartAfter(afterRequests);
@@ -134,6 +169,7 @@ describe("a webhook lane restarted", () => {
       const byEvent = await webhookIdsByEvent(path);
       expect(byEvent.size).toBe(3);
       for (const ids of byEvent.values()) expect(ids.size).toBe(1);
+      if (how === "evict") await expectSentOnce(path, data);
     }, 60_000);
   }
 });

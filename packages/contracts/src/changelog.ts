@@ -182,6 +182,12 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          "A webhook delivery whose receiver already answered is no longer sent again when the platform restarts: a subscription's lane stores each outcome as it arrives, so only the requests still out at the restart go again (under the same `webhook-id`).",
+        routes: ["GET /webhooks/{webhookId}/deliveries"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "`GET /usage` and API keys' activity no longer miss requests after a failed write: the gateway retries with back-off until the uses are booked, once.",
         routes: ["GET /usage"],
       },

@@ -69,7 +69,8 @@ export function insertRowsAsJson<Table extends SQLiteTable>(db: DrizzleD1Databas
     columns.map((_, i) => sql.raw(`value ->> ${i}`)),
     sql`, `,
   );
-  return db.insert(table).select(sql`select ${values} from json_each(${JSON.stringify(records)})`);
+  // `where true`: an upsert clause (`onConflictDoNothing`) may follow, and SQLite reads one after `insert … select` only past a WHERE.
+  return db.insert(table).select(sql`select ${values} from json_each(${JSON.stringify(records)}) where true`);
 }
 
 /** `column in (…values)` with the list bound as one JSON parameter: D1 binds at most 100 a statement, and a list may be longer. */

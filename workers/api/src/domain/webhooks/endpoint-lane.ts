@@ -1,17 +1,20 @@
 /*
- * Invariant: every delivery this lane accepted stays in its storage until an attempt row concludes it
- * (delivered, failed) in the region's D1, and while any is stored the alarm stands no later than its
- * `run_at`, or, once one is due, no later than `heartbeatMs` from now. So wherever the object stops (a
- * deploy, a crash, an eviction), the alarm wakes a new instance, which holds nothing in memory: what
- * was out or being written is due again and goes again under the same `webhook-id`, and a probe the
- * breaker stored as out is lost (a restart ends it, and one out longer than the answer timeout and a
- * margin counts as lost too), so another probe goes. A delivery is never held without an alarm.
+ * Invariant: every delivery this lane accepted stays in its storage until its outcome is stored there
+ * too, in the same storage transaction: the delivery leaves (delivered, failed) or moves to its next
+ * try, and the attempt row joins `unwritten_attempts`, which the lane copies to the region's D1 (and a
+ * dead letter to its Queue) and forgets only once they are written. While either table holds anything
+ * the alarm stands no later than the next `run_at`, or, once something is due, no later than
+ * `heartbeatMs` from now. So wherever the object stops (a deploy, a crash, an eviction), the alarm
+ * wakes a new instance, which holds nothing in memory: a restart costs only the requests that were out
+ * (due again, they go again under the same `webhook-id`), an outcome already answered is never sent
+ * again, and attempt rows cut while being written are written again under their own ids (so once). A
+ * probe the breaker stored as out is lost (a restart ends it, and one out longer than the answer
+ * timeout and a margin counts as lost too), so another probe goes. Nothing is held without an alarm.
  */
 import { DurableObject } from "cloudflare:workers";
 import { logUnexpectedError } from "@crm/contracts";
 import { insertRowsAsJson, newId, regional, runBatch } from "@crm/db";
-import { eq } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import { and, eq, sql } from "drizzle-orm";
 import type { RegionBindings } from "../../bindings";
 import { webhookSettings } from "../../config";
 import type { Database } from "../../database";
@@ -19,6 +22,7 @@ import { shardDatabase } from "../../shards";
 import { type AttemptResult, attemptDelivery, defaultTimeoutMs, isEndpointFailure } from "./attempt";
 import { afterAttempt, type BreakerState, breakerMode, closedBreaker } from "./breaker";
 import type { DeliveryMessage } from "./messages";
+import { jsonBytes, sendInBatches } from "./queue-batches";
 import { jittered, scheduleOf } from "./schedule";
 
 const { webhooks, webhookAttempts } = regional;
@@ -27,16 +31,22 @@ type WebhookRow = typeof webhooks.$inferSelect;
 /** Deliveries of one subscription out at once: a slow or hanging endpoint holds at most this many connections. */
 export const laneConcurrency = 8;
 /**
- * While any delivery is due (out, being written, or waiting for a connection or the probe), the alarm
- * stands at most this far ahead: after a restart the new instance takes them up within this time. A
- * live instance woken by it only skips what it has out (an alarm write per heartbeat while busy, not one a delivery).
+ * While anything is due (a delivery out or waiting for a connection or the probe, attempt rows to
+ * write), the alarm stands at most this far ahead: the alarm is what wakes a new instance after a
+ * restart, so this is how long a restart leaves the lane idle. A live instance woken by it only
+ * skips what it has out (an alarm write per heartbeat while busy, not one a delivery). A standing
+ * alarm is never moved later: the runtime applies such a move after the write is stored, and one
+ * cut by a restart left the alarm to fire early, be refused, and come again only 2 s later.
  */
-const heartbeatMs = 100;
+const heartbeatMs = 50;
 /**
- * A delivery whose outcome could not be written goes again after this long; a probe not concluded
- * this long after its answer timeout is lost.
+ * A delivery whose attempt failed unexpectedly (its subscription could not be read) goes again after
+ * this long; a probe not concluded this long after its answer timeout is lost.
  */
 const resendMarginMs = 10_000;
+/** After a refused write of attempt rows, the next waits this long, doubled at each refusal up to `writeRetryMaxMs`. */
+const writeRetryMs = 1_000;
+const writeRetryMaxMs = 60_000;
 /** The subscription is read again after this long: a deletion or deactivation stops deliveries within a second. */
 const subscriptionFreshMs = 1_000;
 /** Due deliveries read from storage at a time while the breaker is closed. */
@@ -67,26 +77,31 @@ export interface EndpointHealth {
 }
 
 /**
- * Attempt rows (and any other statements) waiting for the next D1 batch, and who waits for them;
- * `ended` is the delivery they conclude, which the lane forgets once they are written.
+ * An attempt row stored with its delivery's outcome and not yet in D1; `disables` when the receiver
+ * answered 410 (the subscription is disabled with it), `dead_letter` the delivery's message when it
+ * failed for good.
  */
-interface PendingWrite {
-  attempts: AttemptRow[];
-  statements: BatchItem<"sqlite">[];
-  ended: LaneRow | undefined;
-  resolve: () => void;
-  reject: (error: unknown) => void;
+interface UnwrittenAttempt extends Record<string, SqlStorageValue> {
+  id: string;
+  attempt: string;
+  disables: number;
+  dead_letter: string | null;
 }
 
 type AttemptRow = typeof webhookAttempts.$inferInsert;
 type Attempt = Omit<AttemptRow, "id" | "createdAt">;
 
+/** What becomes of a delivery once an attempt ends: it leaves the lane, or waits in it for its next try. */
+type Outcome =
+  | { ends: true; disables?: boolean; deadLetter?: DeliveryMessage }
+  | { ends: false; message: DeliveryMessage; runAt: number; held: boolean };
+
 /**
  * The lane of one subscription (docs/webhooks.md): the deliveries Queue hands it its deliveries and
  * it keeps them in its own storage until each ends, sends at most `laneConcurrency` at once, retries
  * on the schedule, and runs the subscription's circuit breaker. A hanging endpoint therefore ties up
- * only its own lane: the Queue consumer never waits on a receiver. Attempt rows go to the region's
- * D1, gathered into one batch while the previous one is written.
+ * only its own lane: the Queue consumer never waits on a receiver. Attempt rows, stored with each
+ * outcome, go to the region's D1 after, gathered into one batch while the previous one is written.
  */
 export class WebhookEndpoint extends DurableObject<RegionBindings> {
   /** The D1 shard of this lane's subscription, known from the first delivery it handles (each names its shard). */
@@ -96,7 +111,7 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   #breaker: BreakerState;
   #inFlight = 0;
   /**
-   * Deliveries taken from storage and not yet concluded (out, or their outcome being written). They
+   * Deliveries taken from storage and not yet concluded (read ahead, or out). They
    * stay due in storage, so claiming writes nothing; claims skip them instead.
    */
   #outstanding = new Set<string>();
@@ -107,23 +122,40 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   #alarmAt: number | null = null;
   #subscription: { row: WebhookRow | undefined; at: number } | null = null;
   #loading: Promise<WebhookRow | undefined> | null = null;
-  #writes: PendingWrite[] = [];
   #writing = false;
+  /** Refused writes of attempt rows in a row, and when the next may go. */
+  #writeFailures = 0;
+  #writeAfter = 0;
 
   constructor(ctx: DurableObjectState, env: RegionBindings) {
     super(ctx, env);
     this.#timeoutMs = webhookSettings(env).timeoutMs ?? defaultTimeoutMs;
     this.#schedule = scheduleOf(env);
-    ctx.storage.sql.exec(
-      "create table if not exists deliveries (delivery_id text primary key, message text not null, run_at integer not null, held integer not null default 0)",
-    );
-    ctx.storage.sql.exec("create index if not exists deliveries_due on deliveries (run_at)");
+    // Created only when missing: a statement that writes, even one that changes nothing, opens a
+    // storage commit, and the alarm that woke this instance counts as running until it is stored.
+    const tables = ctx.storage.sql
+      .exec("select name from sqlite_master where type = 'table' and name in ('deliveries', 'unwritten_attempts')")
+      .toArray().length;
+    if (tables < 2) {
+      ctx.storage.sql.exec(
+        "create table if not exists deliveries (delivery_id text primary key, message text not null, run_at integer not null, held integer not null default 0)",
+      );
+      ctx.storage.sql.exec("create index if not exists deliveries_due on deliveries (run_at)");
+      ctx.storage.sql.exec(
+        "create table if not exists unwritten_attempts (id text primary key, attempt text not null, disables integer not null, dead_letter text)",
+      );
+    }
+    this.#shardDb = this.#storedShard === undefined ? null : shardDatabase(env, this.#storedShard).db;
+    // The subscription as the last instance read it: fresh enough, it spares a restarted lane a D1 read before its first send.
+    this.#subscription = ctx.storage.kv.get<{ row: WebhookRow | undefined; at: number }>("subscription") ?? null;
     // A new instance: whatever the last one had out, the probe included, ended with it.
     const stored = ctx.storage.kv.get<BreakerState>("breaker");
     this.#breaker = stored ? { ...stored, probeSentAt: null } : closedBreaker(this.#firstProbeWaitMs);
-    // Deliveries stored without an alarm (none should be) are woken all the same.
+    // Deliveries stored without an alarm (none should be) are woken all the same; a standing alarm is
+    // known, so that this instance never moves it later.
     void ctx.blockConcurrencyWhile(async () => {
-      if ((await ctx.storage.getAlarm()) === null) await this.#wakeAt(Date.now());
+      this.#alarmAt = await ctx.storage.getAlarm();
+      if (this.#alarmAt === null) await this.#wakeAt(Date.now());
     });
   }
 
@@ -137,10 +169,18 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
     return this.#shardDb;
   }
 
+  /** The shard of the lane's subscription, stored once: a new instance may have attempt rows to write and no delivery left. */
+  get #storedShard(): number | undefined {
+    return this.ctx.storage.kv.get<number>("shard");
+  }
+
   /** A held delivery; the first one read tells the lane which shard its subscription lives in. */
   #messageOf(row: LaneRow): DeliveryMessage {
     const message = JSON.parse(row.message) as DeliveryMessage;
-    this.#shardDb ??= shardDatabase(this.env, message.shard).db;
+    if (!this.#shardDb) {
+      if (this.#storedShard !== message.shard) this.ctx.storage.kv.put("shard", message.shard);
+      this.#shardDb = shardDatabase(this.env, message.shard).db;
+    }
     return message;
   }
 
@@ -149,11 +189,17 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
     return (this.#schedule[0] ?? 5) * 1000;
   }
 
-  /** Takes deliveries over (a repeat of one it already holds is ignored) and starts what it can. */
+  /**
+   * Takes deliveries over and starts what it can. A repeat of one it holds is ignored, and so is one
+   * it concluded whose attempt row is not yet written (a Queue batch redelivered meanwhile): the
+   * API shows such a delivery as ended only once that row is in D1.
+   */
   accept(messages: DeliveryMessage[]): void {
     // One statement for the whole batch: the messages as one JSON array, each row's message its element's text.
     this.ctx.storage.sql.exec(
-      "insert or ignore into deliveries (delivery_id, message, run_at) select value ->> 'deliveryId', value, value ->> 'notBefore' from json_each(?)",
+      `insert or ignore into deliveries (delivery_id, message, run_at)
+       select value ->> 'deliveryId', value, value ->> 'notBefore' from json_each(?)
+       where value ->> 'deliveryId' not in (select attempt ->> 'deliveryId' from unwritten_attempts where attempt ->> 'status' in ('delivered', 'failed'))`,
       JSON.stringify(messages),
     );
     this.#pump();
@@ -171,9 +217,18 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
     };
   }
 
+  /**
+   * Kept short: the runtime counts an alarm as running until the writes made in it are stored, and
+   * one cut by a restart meanwhile comes again only after seconds. So it sets the next alarm first,
+   * then leaves the work to the instance.
+   */
   override alarm(): void {
     this.#alarmAt = null;
-    this.#pump();
+    void this.#wakeAt(Date.now());
+    setTimeout(() => {
+      this.#pump({ scheduleChanged: false });
+      void this.#writeAttempts();
+    }, 0);
   }
 
   /**
@@ -251,7 +306,7 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
     this.#outstanding.delete(row.delivery_id);
   }
 
-  /** Its outcome could not be written: it goes again after a while, not in a tight loop. */
+  /** Its attempt failed unexpectedly: it goes again after a while, not in a tight loop. */
   #resendLater(row: LaneRow): void {
     this.ctx.storage.sql.exec(
       "update deliveries set run_at = ? where delivery_id = ?",
@@ -262,12 +317,17 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   }
 
   /**
-   * The alarm stands at the next delivery's `run_at`, or, when one is already due (out, being
-   * written, or waiting for a connection or the probe), a heartbeat from now: never a stored delivery
-   * without an alarm, and a due one waits at most a heartbeat after a restart.
+   * The alarm stands at the next delivery's `run_at` (or the next write of attempt rows), or, when one
+   * is already due (out, or waiting for a connection or the probe), a heartbeat from now: never a
+   * stored delivery or attempt row without an alarm, and a due one waits at most a heartbeat after a restart.
    */
   async #wakeAt(now: number): Promise<void> {
-    const { next } = this.ctx.storage.sql.exec<{ next: number | null }>("select min(run_at) as next from deliveries").one();
+    const { next } = this.ctx.storage.sql
+      .exec<{ next: number | null }>(
+        "select min(at) as next from (select min(run_at) as at from deliveries union all select ? where exists (select 1 from unwritten_attempts))",
+        this.#writeAfter,
+      )
+      .one();
     if (next === null) return;
     const at = next <= now ? now + heartbeatMs : next;
     // An earlier alarm still to come is kept: firing early only runs the pump, which sets the next one.
@@ -291,7 +351,8 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
 
   /**
    * One delivery out: the connection slot is given back as soon as the receiver answered (or did
-   * not), and the outcome is written after, so slots are never held waiting for D1.
+   * not), and the outcome is stored in the lane at once and copied to D1 later, so slots are never
+   * held waiting for D1.
    */
   async #attempt(row: LaneRow, probe: boolean): Promise<void> {
     this.#inFlight++;
@@ -328,7 +389,7 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
         ),
       );
       release();
-      await this.#conclude(row, message, webhook, result, now);
+      await this.#conclude(row, message, result, now);
     } catch (error) {
       // The delivery goes again a little later; a probe that did not conclude lets the next one go.
       this.#resendLater(row);
@@ -341,30 +402,25 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   }
 
   /** 2xx delivered; 410 disables the subscription; anything else is retried on the schedule. */
-  async #conclude(row: LaneRow, message: DeliveryMessage, webhook: WebhookRow, result: AttemptResult, now: number) {
+  async #conclude(row: LaneRow, message: DeliveryMessage, result: AttemptResult, now: number) {
     const attempt = {
       ...this.#attemptOf(message),
       responseStatus: result.status,
       durationMs: result.durationMs,
     };
     if (result.status !== null && result.status >= 200 && result.status < 300) {
-      await this.#record([this.#attemptRow({ ...attempt, status: "delivered" }, now)], { ended: row });
+      this.#store(row, this.#attemptRow({ ...attempt, status: "delivered" }, now), { ends: true });
       return;
     }
     if (result.status === 410) {
-      await this.#record(
-        [this.#attemptRow({ ...attempt, status: "failed", error: "The receiver answered 410 Gone: subscription disabled" }, now)],
-        {
-          statements: [
-            this.#db
-              .update(webhooks)
-              .set({ isActive: false, disabledReason: "gone", updatedAt: now })
-              .where(eq(webhooks.id, webhook.id)),
-          ],
-          ended: row,
-        },
+      this.#store(
+        row,
+        this.#attemptRow({ ...attempt, status: "failed", error: "The receiver answered 410 Gone: subscription disabled" }, now),
+        { ends: true, disables: true },
       );
+      // Read again before the next send (the lane's write disables it).
       this.#subscription = null;
+      this.ctx.storage.kv.delete("subscription");
       return;
     }
     await this.#retryOrFail(row, message, { ...attempt, error: result.error }, result.retryAfterSeconds ?? 0, now);
@@ -403,23 +459,46 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   ): Promise<void> {
     const waitSeconds = this.#schedule[message.attempt - 1];
     if (waitSeconds === undefined) {
-      await this.#record([this.#attemptRow({ ...attempt, status: "failed" }, now)]);
-      await this.env.DELIVERIES_DEAD.send(message);
-      this.#forget(row);
+      this.#store(row, this.#attemptRow({ ...attempt, status: "failed" }, now), { ends: true, deadLetter: message });
       return;
     }
     const { openUntil } = this.#breaker;
     const runAt = Math.max(now + Math.max(jittered(waitSeconds), retryAfterSeconds) * 1000, openUntil ?? 0);
-    await this.#record([this.#attemptRow({ ...attempt, status: "retrying", nextAttemptAt: runAt }, now)]);
-    this.ctx.storage.sql.exec(
-      "update deliveries set message = ?, run_at = ?, held = ? where delivery_id = ?",
-      JSON.stringify({ ...message, attempt: message.attempt + 1 }),
+    this.#store(row, this.#attemptRow({ ...attempt, status: "retrying", nextAttemptAt: runAt }, now), {
+      ends: false,
+      message: { ...message, attempt: message.attempt + 1 },
       runAt,
-      openUntil === null ? 0 : 1,
-      row.delivery_id,
-    );
+      held: openUntil !== null,
+    });
     // The retry may come before the alarm that stands (a heartbeat, or a later delivery's time): the alarm is set for it.
     await this.#wakeAt(Date.now());
+  }
+
+  /**
+   * The attempt's outcome, stored in one storage transaction (the statements run in one synchronous
+   * turn): its row joins those to write, and the delivery leaves or moves to its next try. From here
+   * on a restart never sends it again for this attempt.
+   */
+  #store(row: LaneRow, attempt: AttemptRow, outcome: Outcome): void {
+    const sql = this.ctx.storage.sql;
+    sql.exec(
+      "insert into unwritten_attempts (id, attempt, disables, dead_letter) values (?, ?, ?, ?)",
+      attempt.id,
+      JSON.stringify(attempt),
+      outcome.ends && outcome.disables ? 1 : 0,
+      outcome.ends && outcome.deadLetter ? JSON.stringify(outcome.deadLetter) : null,
+    );
+    if (outcome.ends) this.#forget(row);
+    else
+      sql.exec(
+        "update deliveries set message = ?, run_at = ?, held = ? where delivery_id = ?",
+        JSON.stringify(outcome.message),
+        outcome.runAt,
+        outcome.held ? 1 : 0,
+        row.delivery_id,
+      );
+    this.#settle(row);
+    void this.#writeAttempts();
   }
 
   #forget(row: LaneRow): void {
@@ -450,7 +529,7 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
       try {
         const [row] = await this.#db.select().from(webhooks).where(eq(webhooks.id, id));
         const known = this.#subscription?.row;
-        if (!known || !row || row.updatedAt >= known.updatedAt) this.#subscription = { row, at: Date.now() };
+        if (!known || !row || row.updatedAt >= known.updatedAt) this.#keepSubscription(row);
         return this.#subscription?.row;
       } finally {
         this.#loading = null;
@@ -465,55 +544,67 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
    */
   async subscriptionChanged(row: WebhookRow): Promise<void> {
     const known = this.#subscription?.row;
-    if (!known || row.updatedAt >= known.updatedAt) this.#subscription = { row, at: Date.now() };
+    if (!known || row.updatedAt >= known.updatedAt) this.#keepSubscription(row);
+  }
+
+  /** The subscription as read now, kept in memory and in storage (for the next instance, while fresh). */
+  #keepSubscription(row: WebhookRow | undefined): void {
+    this.#subscription = { row, at: Date.now() };
+    this.ctx.storage.kv.put("subscription", this.#subscription);
   }
 
   /**
-   * Writes attempt rows (and statements) in the next D1 batch: one batch is written at a time, and
-   * the next gathers what came meanwhile, its attempt rows as a single statement.
+   * Copies the stored attempt rows to D1, one batch at a time, each gathering what came meanwhile (its
+   * rows as a single statement, `maxAttemptsPerWrite` at most), with the dead letters to their Queue
+   * first and the subscription disabled when a receiver answered 410; the rows leave storage once
+   * written. A batch cut after D1 took it is written again: its rows keep their ids, so it adds none.
+   * A refused write is tried again after a back-off, the alarm standing for it.
    */
-  #record(
-    attempts: AttemptRow[],
-    { statements = [], ended }: { statements?: BatchItem<"sqlite">[]; ended?: LaneRow } = {},
-  ): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#writes.push({ attempts, statements, ended, resolve, reject });
-      if (!this.#writing) void this.#write();
-    });
-  }
-
-  async #write(): Promise<void> {
+  async #writeAttempts(): Promise<void> {
+    if (this.#writing || Date.now() < this.#writeAfter) return;
     this.#writing = true;
-    while (this.#writes.length > 0) {
-      await scheduler.wait(gatherMs);
-      const writes: PendingWrite[] = [];
-      let attempts = 0;
-      while (this.#writes.length > 0 && attempts < maxAttemptsPerWrite) {
-        const write = this.#writes.shift() as PendingWrite;
-        writes.push(write);
-        attempts += write.attempts.length;
-      }
-      try {
+    try {
+      for (;;) {
+        await scheduler.wait(gatherMs);
+        const rows = this.ctx.storage.sql
+          .exec<UnwrittenAttempt>("select * from unwritten_attempts order by rowid limit ?", maxAttemptsPerWrite)
+          .toArray();
+        if (rows.length === 0) return;
+        const attempts = rows.map((row) => JSON.parse(row.attempt) as AttemptRow);
+        const deadLetters = rows.flatMap((row) =>
+          row.dead_letter === null ? [] : [JSON.parse(row.dead_letter) as DeliveryMessage],
+        );
+        await sendInBatches(
+          this.env.DELIVERIES_DEAD,
+          deadLetters.map((body) => ({ body, bytes: jsonBytes(body) })),
+        );
+        const gone = attempts.filter((_, i) => rows[i]?.disables === 1);
         await runBatch(this.#db, [
-          insertRowsAsJson(
-            this.#db,
-            webhookAttempts,
-            writes.flatMap((write) => write.attempts),
+          insertRowsAsJson(this.#db, webhookAttempts, attempts).onConflictDoNothing(),
+          ...gone.map((attempt) =>
+            // Lane-driven state changed in SQL, its version moved forward (written again, a disabled row stays as it is).
+            this.#db
+              .update(webhooks)
+              .set({ isActive: false, disabledReason: "gone", updatedAt: sql`max(${webhooks.updatedAt} + 1, ${Date.now()})` })
+              .where(and(eq(webhooks.id, attempt.webhookId), eq(webhooks.isActive, true))),
           ),
-          ...writes.flatMap((write) => write.statements),
         ]);
-        // What the batch concluded leaves the lane's storage in one statement (a storage write each was a commit each).
-        const ended = writes.flatMap((write) => (write.ended ? [write.ended.delivery_id] : []));
-        if (ended.length > 0)
-          this.ctx.storage.sql.exec(
-            "delete from deliveries where delivery_id in (select value from json_each(?))",
-            JSON.stringify(ended),
-          );
-        for (const write of writes) write.resolve();
-      } catch (error) {
-        for (const write of writes) write.reject(error);
+        this.ctx.storage.sql.exec(
+          "delete from unwritten_attempts where id in (select value from json_each(?))",
+          JSON.stringify(rows.map((row) => row.id)),
+        );
+        this.#writeFailures = 0;
       }
+    } catch (error) {
+      this.#writeFailures++;
+      this.#writeAfter = Date.now() + Math.min(writeRetryMaxMs, writeRetryMs * 2 ** (this.#writeFailures - 1));
+      const { waiting } = this.ctx.storage.sql
+        .exec<{ waiting: number }>("select count(*) as waiting from unwritten_attempts")
+        .one();
+      logUnexpectedError(error, { operation: "webhook attempts write", count: waiting });
+      void this.#wakeAt(Date.now());
+    } finally {
+      this.#writing = false;
     }
-    this.#writing = false;
   }
 }
