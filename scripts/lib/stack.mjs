@@ -63,13 +63,21 @@ function workerFromConfig(configPath, scriptPath, extraBindings) {
  * `triggerHandlers` opens miniflare's `/cdn-cgi/local/email?from=..&to=..` entry (a raw message in
  * the body, handed to the gateway's `email()` as Email Routing would), for the inbox benchmark.
  * `extraWorkers` run beside the stack in the same runtime (the chaos benchmark's restarter).
+ * `inspectorPort` opens workerd's inspector (one target per Worker, for CPU profiles).
  */
-export async function startStack({ gatewayVars = {}, regionVars = {}, triggerHandlers = false, extraWorkers = [] } = {}) {
+export async function startStack({
+  gatewayVars = {},
+  regionVars = {},
+  triggerHandlers = false,
+  extraWorkers = [],
+  inspectorPort,
+} = {}) {
   const regionalConfigs = writeRegionalConfigs();
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       host: "127.0.0.1",
       port: 0,
+      inspectorPort,
       unsafeTriggerHandlers: triggerHandlers,
       // Offline, the default fetches Request.cf's data from the network and warns when it cannot.
       cf: false,

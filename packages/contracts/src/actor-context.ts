@@ -47,15 +47,23 @@ const maxAgeMs = 60_000;
 
 const encoder = new TextEncoder();
 
+// Both directions run on every request (the gateway signs a context, the region verifies it):
+// chunked `fromCharCode` and an indexed loop, several times faster than a byte-by-byte string
+// concatenation or `Uint8Array.from` with a callback per character (issue 30's profile).
+const base64Chunk = 8192;
+
 function toBase64Url(bytes: Uint8Array): string {
   let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
+  for (let start = 0; start < bytes.length; start += base64Chunk)
+    binary += String.fromCharCode(...bytes.subarray(start, start + base64Chunk));
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
 function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
+  return bytes;
 }
 
 const keys = new Map<string, Promise<CryptoKey>>();
