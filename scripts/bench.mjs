@@ -8,6 +8,7 @@
 //   npm run bench -- --only=chaos                                                               the drain with lanes restarted every 200 ms
 //   npm run bench -- --only=records --records=1000000                                          the records at another size
 //   npm run bench -- --only=events [--events-million]                                          the events feed and replay
+//   npm run bench -- --only=coldstart                                                          a fresh gateway isolate's startup and first requests
 import { gzipSync } from "node:zlib";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { build } from "esbuild";
@@ -16,6 +17,7 @@ import { Webhook } from "standardwebhooks";
 import { benchAccessToken } from "../bench/access-token.mjs";
 import { bulkSection } from "../bench/bulk.mjs";
 import { chaosSection, restarterWorker } from "../bench/chaos.mjs";
+import { coldstartSection } from "../bench/coldstart.mjs";
 import { eventsSection } from "../bench/events.mjs";
 import { floorComparison, seedItems, startFloor } from "../bench/floor.mjs";
 import { load } from "../bench/load.mjs";
@@ -844,4 +846,7 @@ if (!only || only === "scale") {
   const { createTenant } = await import(`../${buildDir}/bench-scale/tenants.mjs`);
   await scaleSection(stack, { quick, createTenant });
 }
+// Last: it restarts the stack's isolates.
+if (!only || only === "coldstart")
+  await coldstartSection(stack, { auth, buildDir, mcpToolCall: recordedToolCall, quick });
 await stack.mf.dispose();

@@ -73,8 +73,7 @@ export async function startStack({
   inspectorPort,
 } = {}) {
   const regionalConfigs = writeRegionalConfigs();
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
+  const options = convertV4MiniflareOptions({
       host: "127.0.0.1",
       port: 0,
       inspectorPort,
@@ -107,12 +106,13 @@ export async function startStack({
         },
         ...extraWorkers,
       ],
-    }),
-  );
+    });
+  const mf = new Miniflare(options);
   const url = await mf.ready;
   await migrateAll((target) => mf.getD1Database(target.binding, target.worker));
   const demo = await (await mf.dispatchFetch(new URL("/__dev/seed", url), { method: "POST" })).json();
-  return { mf, url, demo };
+  // `options` restart the stack's isolates (`mf.setOptions(options)`), its data kept: the cold-start benchmark.
+  return { mf, url, demo, options };
 }
 
 /** The D1 shard a demo organization (an entry of `demo.organizations`) lives in, as its region's Worker binds it. */

@@ -50,7 +50,7 @@ const templateOrigin = "https://origin.invalid";
 /**
  * The document with everything but its origin: what is costly to generate (every route's schemas,
  * over 100 ms in V8), built once at build time by `scripts/write-bundled-catalogue.mjs` and bundled
- * into the gateway, so an isolate only parses it (DESIGN.md section 14, issue 30).
+ * into the gateway, so an isolate only parses it (issue 30).
  */
 export function openApiTemplate() {
   const generator = new OpenAPIHono();
