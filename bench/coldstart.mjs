@@ -29,7 +29,8 @@ function scriptEvaluation(buildDir, runs) {
   mkdirSync(".bench", { recursive: true });
   const file = `${process.cwd()}/.bench/gateway-startup.mjs`;
   writeFileSync(file, source);
-  const importing = (path) => `const started = performance.now(); await import(${JSON.stringify(path)}); console.log(performance.now() - started);`;
+  const importing = (path) =>
+    `const started = performance.now(); await import(${JSON.stringify(path)}); console.log(performance.now() - started);`;
   const template = `${process.cwd()}/workers/gateway/src/generated/openapi-template.js`;
   const parsing = `const { openApiTemplateJson } = await import(${JSON.stringify(template)}); const started = performance.now(); JSON.parse(openApiTemplateJson); console.log(performance.now() - started);`;
   return {

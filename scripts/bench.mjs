@@ -847,6 +847,5 @@ if (!only || only === "scale") {
   await scaleSection(stack, { quick, createTenant });
 }
 // Last: it restarts the stack's isolates.
-if (!only || only === "coldstart")
-  await coldstartSection(stack, { auth, buildDir, mcpToolCall: recordedToolCall, quick });
+if (!only || only === "coldstart") await coldstartSection(stack, { auth, buildDir, mcpToolCall: recordedToolCall, quick });
 await stack.mf.dispose();

@@ -74,39 +74,39 @@ export async function startStack({
 } = {}) {
   const regionalConfigs = writeRegionalConfigs();
   const options = convertV4MiniflareOptions({
-      host: "127.0.0.1",
-      port: 0,
-      inspectorPort,
-      unsafeTriggerHandlers: triggerHandlers,
-      // Offline, the default fetches Request.cf's data from the network and warns when it cannot.
-      cf: false,
-      // The gateway logs a line per request; a benchmark sends hundreds of thousands.
-      handleStructuredLogs: ({ level, message }) => {
-        if (!message.startsWith('{"level":"info","message":"request"'))
-          (level === "error" || level === "warn" ? console.error : console.log)(message);
+    host: "127.0.0.1",
+    port: 0,
+    inspectorPort,
+    unsafeTriggerHandlers: triggerHandlers,
+    // Offline, the default fetches Request.cf's data from the network and warns when it cannot.
+    cf: false,
+    // The gateway logs a line per request; a benchmark sends hundreds of thousands.
+    handleStructuredLogs: ({ level, message }) => {
+      if (!message.startsWith('{"level":"info","message":"request"'))
+        (level === "error" || level === "warn" ? console.error : console.log)(message);
+    },
+    workers: [
+      {
+        ...workerFromConfig(gatewayConfigPath, `${buildDir}/gateway/index.js`, { ...gatewaySecrets, ...gatewayVars }),
+        name: "crm-gateway",
       },
-      workers: [
-        {
-          ...workerFromConfig(gatewayConfigPath, `${buildDir}/gateway/index.js`, { ...gatewaySecrets, ...gatewayVars }),
-          name: "crm-gateway",
-        },
-        {
-          ...workerFromConfig(regionalConfigs.us, `${buildDir}/api/index.js`, {
-            ...regionSecrets("us"),
-            ...regionVars,
-          }),
-          name: "crm-api-us",
-        },
-        {
-          ...workerFromConfig(regionalConfigs.eu, `${buildDir}/api/index.js`, {
-            ...regionSecrets("eu"),
-            ...regionVars,
-          }),
-          name: "crm-api-eu",
-        },
-        ...extraWorkers,
-      ],
-    });
+      {
+        ...workerFromConfig(regionalConfigs.us, `${buildDir}/api/index.js`, {
+          ...regionSecrets("us"),
+          ...regionVars,
+        }),
+        name: "crm-api-us",
+      },
+      {
+        ...workerFromConfig(regionalConfigs.eu, `${buildDir}/api/index.js`, {
+          ...regionSecrets("eu"),
+          ...regionVars,
+        }),
+        name: "crm-api-eu",
+      },
+      ...extraWorkers,
+    ],
+  });
   const mf = new Miniflare(options);
   const url = await mf.ready;
   await migrateAll((target) => mf.getD1Database(target.binding, target.worker));

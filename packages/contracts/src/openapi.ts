@@ -122,4 +122,3 @@ export function openApiDocumentAt(template: OpenApiDocument, origin: string): Op
     components: { ...template.components, securitySchemes: { ...schemes, ServiceOAuth: serviceOAuthScheme(origin) } },
   };
 }
-

@@ -37,10 +37,8 @@ export function mcpServer(caller: McpCaller, only: string | null): McpServer {
     // schema the output schema is (and which clients check against `tools/list`); walking it again
     // cost a tenth of a call's CPU (issue 30). The listing still declares every output schema.
     const declaredOutput = outputSchema && !exists ? { outputSchema } : {};
-    server.registerTool(
-      tool.name,
-      { title, description, inputSchema, annotations, ...declaredOutput },
-      (args) => callRouteTool(caller, tool, args),
+    server.registerTool(tool.name, { title, description, inputSchema, annotations, ...declaredOutput }, (args) =>
+      callRouteTool(caller, tool, args),
     );
   }
   registerUtilityTools(server, caller, wanted);
