@@ -10,7 +10,7 @@ import { internalRoutes, internalRoutesPrefix } from "./internal-routes";
 import { loopbackHostsOnly } from "./local-stack-hosts";
 import { serveMcp } from "./mcp/endpoint";
 import { oauthDevRoutes, oauthRoutes } from "./oauth/routes";
-import { openApiDocumentFor } from "./openapi";
+import { openApiTextFor } from "./openapi";
 import { limiterCallsRoutes } from "./pipeline/limiter-calls-route";
 import { gatewayCall, type OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
@@ -57,7 +57,7 @@ export function createGateway() {
       },
     }),
   );
-  api.get("/openapi.json", (c) => c.json(openApiDocumentFor(new URL(c.req.url).origin)));
+  api.get("/openapi.json", (c) => c.body(openApiTextFor(new URL(c.req.url).origin), 200, { "content-type": "application/json" }));
   api.get("/docs", apiReferencePage);
   for (const removed of removedRoutes) {
     api.on(removed.method, removed.path, () => {

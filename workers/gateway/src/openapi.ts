@@ -2,6 +2,7 @@ import { type OpenApiDocument, openApiDocumentAt } from "@crm/contracts";
 import { openApiTemplateJson } from "./generated/openapi-template";
 
 const documents = new Map<string, OpenApiDocument>();
+const texts = new Map<string, string>();
 let template: OpenApiDocument | undefined;
 
 /**
@@ -17,4 +18,14 @@ export function openApiDocumentFor(origin: string): OpenApiDocument {
     documents.set(origin, document);
   }
   return document;
+}
+
+/** `GET /openapi.json`'s body at an origin, serialized once per isolate and origin (1.2 MB of JSON). */
+export function openApiTextFor(origin: string): string {
+  let text = texts.get(origin);
+  if (text === undefined) {
+    text = JSON.stringify(openApiDocumentFor(origin));
+    texts.set(origin, text);
+  }
+  return text;
 }
