@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
@@ -14,6 +15,8 @@ import { shardDatabases } from "./workers/api/wrangler-template";
  */
 // The gateway's [assets] directory (Scalar's build for the docs page) must exist before miniflare reads wrangler.toml.
 copyDocsAssets();
+// The gateway imports the OpenAPI template its wrangler build writes; the plugin runs no build command.
+execFileSync("node", ["scripts/write-bundled-catalogue.mjs"], { stdio: "inherit" });
 writeRegionalConfigs();
 const regions = ["us", "eu"] as const;
 type Region = (typeof regions)[number];

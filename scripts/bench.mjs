@@ -8,6 +8,7 @@
 //   npm run bench -- --only=chaos                                                               the drain with lanes restarted every 200 ms
 //   npm run bench -- --only=records --records=1000000                                          the records at another size
 //   npm run bench -- --only=events [--events-million]                                          the events feed and replay
+//   npm run bench -- --only=coldstart                                                          a fresh gateway isolate's startup and first requests
 import { gzipSync } from "node:zlib";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { build } from "esbuild";
@@ -16,7 +17,9 @@ import { Webhook } from "standardwebhooks";
 import { benchAccessToken } from "../bench/access-token.mjs";
 import { bulkSection } from "../bench/bulk.mjs";
 import { chaosSection, restarterWorker } from "../bench/chaos.mjs";
+import { coldstartSection } from "../bench/coldstart.mjs";
 import { eventsSection } from "../bench/events.mjs";
+import { floorComparison, seedItems, startFloor } from "../bench/floor.mjs";
 import { load } from "../bench/load.mjs";
 import { startReceiver } from "../bench/receiver.mjs";
 import { alternatingRounds } from "../bench/rounds.mjs";
@@ -77,13 +80,7 @@ async function startBare() {
     }),
   );
   const url = await mf.ready;
-  const db = await mf.getD1Database("DB");
-  await db.exec("create table if not exists items (id text primary key, name text not null, created_at integer not null)");
-  await db.batch(
-    Array.from({ length: 1000 }, (_, i) =>
-      db.prepare("insert or ignore into items values (?, ?, ?)").bind(`item_${i}`, `Item ${i}`, Date.now()),
-    ),
-  );
+  await seedItems(await mf.getD1Database("DB"));
   return { mf, url: new URL("/items/item_500", url).href, countedUrl: new URL("/counted/items/item_500", url).href };
 }
 
@@ -126,6 +123,9 @@ limiter's p50 (b - d) at c=1: ${(figures.full1.p50 - figures.unlimited1.p50).toF
 Durable Object calls per request (b): ${figures.full1.callsPerRequest.toFixed(3)} at c=1, ${figures.full32.callsPerRequest.toFixed(3)} at c=32 (target <= 0.2)
 `);
   await bare.mf.dispose();
+  const floor = await startFloor(buildDir);
+  await floorComparison({ pipeline: { url: pipelineUrl, headers: auth }, floorUrl: floor.url, durationMs, row });
+  await floor.mf.dispose();
 }
 
 /**
@@ -846,4 +846,6 @@ if (!only || only === "scale") {
   const { createTenant } = await import(`../${buildDir}/bench-scale/tenants.mjs`);
   await scaleSection(stack, { quick, createTenant });
 }
+// Last: it restarts the stack's isolates.
+if (!only || only === "coldstart") await coldstartSection(stack, { auth, buildDir, mcpToolCall: recordedToolCall, quick });
 await stack.mf.dispose();

@@ -1,9 +1,19 @@
 import { catalogue, errorStatus, openApiDocument } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
 import { scalarBundlePath } from "../workers/gateway/src/api-reference";
+import { openApiDocumentFor } from "../workers/gateway/src/openapi";
 import { call } from "./stack";
 
 describe("GET /openapi.json", () => {
+  it("is the bundled template at the request's origin, equal to the document generated from the catalogue now", async () => {
+    // The gateway parses a template written at build time (scripts/write-bundled-catalogue.mjs): a
+    // template older than the catalogue, or an origin put in wrongly, differs from this generation.
+    const served = await (await call("/openapi.json")).json();
+    expect(served).toEqual(JSON.parse(JSON.stringify(openApiDocument("http://127.0.0.1:8787"))));
+    // A deployment's origin: its server, OAuth endpoints and contact, and "production" in the server's description.
+    expect(openApiDocumentFor("https://api.crm.example")).toEqual(openApiDocument("https://api.crm.example"));
+  });
+
   it("is an OpenAPI 3.1 document of every catalogue operation with both security schemes and every error", async () => {
     const response = await call("/openapi.json");
     expect(response.status).toBe(200);

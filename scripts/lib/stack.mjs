@@ -63,48 +63,56 @@ function workerFromConfig(configPath, scriptPath, extraBindings) {
  * `triggerHandlers` opens miniflare's `/cdn-cgi/local/email?from=..&to=..` entry (a raw message in
  * the body, handed to the gateway's `email()` as Email Routing would), for the inbox benchmark.
  * `extraWorkers` run beside the stack in the same runtime (the chaos benchmark's restarter).
+ * `inspectorPort` opens workerd's inspector (one target per Worker, for CPU profiles).
  */
-export async function startStack({ gatewayVars = {}, regionVars = {}, triggerHandlers = false, extraWorkers = [] } = {}) {
+export async function startStack({
+  gatewayVars = {},
+  regionVars = {},
+  triggerHandlers = false,
+  extraWorkers = [],
+  inspectorPort,
+} = {}) {
   const regionalConfigs = writeRegionalConfigs();
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
-      host: "127.0.0.1",
-      port: 0,
-      unsafeTriggerHandlers: triggerHandlers,
-      // Offline, the default fetches Request.cf's data from the network and warns when it cannot.
-      cf: false,
-      // The gateway logs a line per request; a benchmark sends hundreds of thousands.
-      handleStructuredLogs: ({ level, message }) => {
-        if (!message.startsWith('{"level":"info","message":"request"'))
-          (level === "error" || level === "warn" ? console.error : console.log)(message);
+  const options = convertV4MiniflareOptions({
+    host: "127.0.0.1",
+    port: 0,
+    inspectorPort,
+    unsafeTriggerHandlers: triggerHandlers,
+    // Offline, the default fetches Request.cf's data from the network and warns when it cannot.
+    cf: false,
+    // The gateway logs a line per request; a benchmark sends hundreds of thousands.
+    handleStructuredLogs: ({ level, message }) => {
+      if (!message.startsWith('{"level":"info","message":"request"'))
+        (level === "error" || level === "warn" ? console.error : console.log)(message);
+    },
+    workers: [
+      {
+        ...workerFromConfig(gatewayConfigPath, `${buildDir}/gateway/index.js`, { ...gatewaySecrets, ...gatewayVars }),
+        name: "crm-gateway",
       },
-      workers: [
-        {
-          ...workerFromConfig(gatewayConfigPath, `${buildDir}/gateway/index.js`, { ...gatewaySecrets, ...gatewayVars }),
-          name: "crm-gateway",
-        },
-        {
-          ...workerFromConfig(regionalConfigs.us, `${buildDir}/api/index.js`, {
-            ...regionSecrets("us"),
-            ...regionVars,
-          }),
-          name: "crm-api-us",
-        },
-        {
-          ...workerFromConfig(regionalConfigs.eu, `${buildDir}/api/index.js`, {
-            ...regionSecrets("eu"),
-            ...regionVars,
-          }),
-          name: "crm-api-eu",
-        },
-        ...extraWorkers,
-      ],
-    }),
-  );
+      {
+        ...workerFromConfig(regionalConfigs.us, `${buildDir}/api/index.js`, {
+          ...regionSecrets("us"),
+          ...regionVars,
+        }),
+        name: "crm-api-us",
+      },
+      {
+        ...workerFromConfig(regionalConfigs.eu, `${buildDir}/api/index.js`, {
+          ...regionSecrets("eu"),
+          ...regionVars,
+        }),
+        name: "crm-api-eu",
+      },
+      ...extraWorkers,
+    ],
+  });
+  const mf = new Miniflare(options);
   const url = await mf.ready;
   await migrateAll((target) => mf.getD1Database(target.binding, target.worker));
   const demo = await (await mf.dispatchFetch(new URL("/__dev/seed", url), { method: "POST" })).json();
-  return { mf, url, demo };
+  // `options` restart the stack's isolates (`mf.setOptions(options)`), its data kept: the cold-start benchmark.
+  return { mf, url, demo, options };
 }
 
 /** The D1 shard a demo organization (an entry of `demo.organizations`) lives in, as its region's Worker binds it. */

@@ -1,13 +1,22 @@
+// Every request runs both directions (the gateway signs an actor context, the region verifies it):
+// chunked `fromCharCode` and an indexed loop are several times faster than a string concatenation a
+// byte or `Uint8Array.from` with a callback a character (issue 30's profile of the region).
+const chunkBytes = 8192;
+
 /** Base64 (RFC 4648 section 4) of bytes, padded: what MIME, MCP blobs and Standard Webhooks signatures carry. */
 export function toBase64(bytes: Uint8Array): string {
   let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
+  for (let start = 0; start < bytes.length; start += chunkBytes)
+    binary += String.fromCharCode(...bytes.subarray(start, start + chunkBytes));
   return btoa(binary);
 }
 
 /** The bytes of base64 text; throws a `DOMException` when it is not base64. */
 export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
-  return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
+  return bytes;
 }
 
 /** Base64url (RFC 4648 section 5) without padding: tokens, hashes and sealed values that travel in URLs and headers. */

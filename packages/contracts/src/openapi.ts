@@ -8,8 +8,8 @@ import { scopeDescriptions } from "./scopes";
 export const apiVersion = "1.0.0";
 
 /**
- * The public OpenAPI 3.1 document, generated from the route catalogue and nothing else.
- * `origin` is where the gateway is reached (`https://<host>`); paths are relative to `{origin}/api/v1`.
+ * The public OpenAPI 3.1 document is generated from the route catalogue and nothing else. `origin`
+ * is where the gateway is reached (`https://<host>`); paths are relative to `{origin}/api/v1`.
  */
 const serviceOrganizationHeader = {
   name: "X-Service-Organization-Id",
@@ -21,7 +21,38 @@ const serviceOrganizationHeader = {
   schema: { type: "string" as const, pattern: "^org_[0-9a-z]+$", maxLength: 73 },
 };
 
+/** The OAuth scheme names the origin's authorization server endpoints. */
+const serviceOAuthScheme = (origin: string) => ({
+  type: "oauth2" as const,
+  description:
+    "OAuth 2.1 access token issued by the gateway's authorization server (metadata at `/.well-known/oauth-authorization-server`, keys at `/.well-known/jwks.json`): a short-lived JWT (ES256, `exp` at most 1 hour) following RFC8725, the JWT Best Current Practices (one allowed algorithm, issuer and audience checked, `alg: none` refused). Request it with `resource` = this server's URL (the audience the API accepts); authorization code needs PKCE (S256). Authorization-code clients renew it with their refresh token; client-credentials clients (apps installed in an organization) run the grant again. A token of a user in several organizations names one per request in `X-Service-Organization-Id`.",
+  flows: {
+    authorizationCode: {
+      authorizationUrl: `${origin}/oauth/authorize`,
+      tokenUrl: `${origin}/oauth/token`,
+      refreshUrl: `${origin}/oauth/token`,
+      scopes: scopeDescriptions,
+    },
+    clientCredentials: { tokenUrl: `${origin}/oauth/token`, scopes: scopeDescriptions },
+  },
+});
+
+/** The public OpenAPI 3.1 document at `origin`, generated from the catalogue (the build's way; the gateway bundles the template). */
 export function openApiDocument(origin: string) {
+  return openApiDocumentAt(openApiTemplate(), origin);
+}
+
+export type OpenApiDocument = ReturnType<typeof openApiTemplate>;
+
+/** Where the template names the origin before `openApiDocumentAt` puts the real one in. */
+const templateOrigin = "https://origin.invalid";
+
+/**
+ * The document with everything but its origin: what is costly to generate (every route's schemas,
+ * over 100 ms in V8), built once at build time by `scripts/write-bundled-catalogue.mjs` and bundled
+ * into the gateway, so an isolate only parses it (issue 30).
+ */
+export function openApiTemplate() {
   const generator = new OpenAPIHono();
   const registry = generator.openAPIRegistry;
   registry.registerComponent("securitySchemes", "ApiKeyBearer", {
@@ -30,20 +61,7 @@ export function openApiDocument(origin: string) {
     bearerFormat: "crm_<prefix>_<secret>",
     description: "An API key created in the account settings, sent as `Authorization: Bearer <API_KEY>`.",
   });
-  registry.registerComponent("securitySchemes", "ServiceOAuth", {
-    type: "oauth2",
-    description:
-      "OAuth 2.1 access token issued by the gateway's authorization server (metadata at `/.well-known/oauth-authorization-server`, keys at `/.well-known/jwks.json`): a short-lived JWT (ES256, `exp` at most 1 hour) following RFC8725, the JWT Best Current Practices (one allowed algorithm, issuer and audience checked, `alg: none` refused). Request it with `resource` = this server's URL (the audience the API accepts); authorization code needs PKCE (S256). Authorization-code clients renew it with their refresh token; client-credentials clients (apps installed in an organization) run the grant again. A token of a user in several organizations names one per request in `X-Service-Organization-Id`.",
-    flows: {
-      authorizationCode: {
-        authorizationUrl: `${origin}/oauth/authorize`,
-        tokenUrl: `${origin}/oauth/token`,
-        refreshUrl: `${origin}/oauth/token`,
-        scopes: scopeDescriptions,
-      },
-      clientCredentials: { tokenUrl: `${origin}/oauth/token`, scopes: scopeDescriptions },
-    },
-  });
+  registry.registerComponent("securitySchemes", "ServiceOAuth", serviceOAuthScheme(templateOrigin));
   registry.registerComponent("securitySchemes", "ConsoleSession", {
     type: "apiKey",
     in: "cookie",
@@ -61,7 +79,6 @@ export function openApiDocument(origin: string) {
   for (const [name, header] of Object.entries(responseHeaders)) registry.registerComponent("headers", name, header);
   registry.registerComponent("parameters", "ServiceOrganizationId", serviceOrganizationHeader);
   for (const operation of catalogue) registry.registerPath(operation.route);
-  const environment = /^https?:\/\/(localhost|127\.0\.0\.1)(:|$)/.test(origin) ? "local development" : "production";
   const document = generator.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
@@ -69,13 +86,7 @@ export function openApiDocument(origin: string) {
       version: apiVersion,
       description: apiIntroduction,
     },
-    servers: [
-      {
-        url: `${origin}/api/v1`,
-        description: `Universal endpoint (${environment}); routes each request to the caller's region`,
-        "x-internal": false,
-      },
-    ],
+    servers: [],
     // Only groups that hold operations; the catalogue decides, not this list.
     tags: [...new Set(catalogue.map((operation) => operation.tag))].map((name) => ({ name, description: tagDescriptions[name] })),
   });
@@ -88,6 +99,26 @@ export function openApiDocument(origin: string) {
   }
   // OpenAPI 3.1 licence by SPDX identifier (the generator's config type predates the field).
   document.info.license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
-  document.info.contact = { name: "API reference and support", url: `${origin}/api/v1/docs` };
   return document;
+}
+
+/**
+ * The template at `origin`: its server, OAuth endpoints and contact, the only parts that name it.
+ * A new object over the template's own parts (shared, never changed): cheap enough per origin.
+ */
+export function openApiDocumentAt(template: OpenApiDocument, origin: string): OpenApiDocument {
+  const environment = /^https?:\/\/(localhost|127\.0\.0\.1)(:|$)/.test(origin) ? "local development" : "production";
+  const schemes = template.components?.securitySchemes ?? {};
+  return {
+    ...template,
+    info: { ...template.info, contact: { name: "API reference and support", url: `${origin}/api/v1/docs` } },
+    servers: [
+      {
+        url: `${origin}/api/v1`,
+        description: `Universal endpoint (${environment}); routes each request to the caller's region`,
+        "x-internal": false,
+      },
+    ],
+    components: { ...template.components, securitySchemes: { ...schemes, ServiceOAuth: serviceOAuthScheme(origin) } },
+  };
 }

@@ -65,7 +65,11 @@ export const jsonRequestBody: MiddlewareHandler = async (c, next) => {
  * for any other ill-formed input.
  */
 export const wellFormedQuery: MiddlewareHandler = async (c, next) => {
-  const invalid = new URL(c.req.url).search
+  const url = c.req.url;
+  const queryStart = url.indexOf("?");
+  // Only a percent-escape can decode to something that is not UTF-8: most requests have none.
+  if (queryStart === -1 || !url.includes("%", queryStart)) return next();
+  const invalid = new URL(url).search
     .slice(1)
     .split("&")
     .filter((pair) => pair.length > 0 && decoded(pair.replaceAll("=", "")) === null)

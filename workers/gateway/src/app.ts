@@ -12,7 +12,7 @@ import { loopbackHostsOnly } from "./local-stack-hosts";
 import { receiveEmail } from "./mail/inbound";
 import { serveMcp } from "./mcp/endpoint";
 import { oauthRoutes } from "./oauth/routes";
-import { openApiDocumentFor } from "./openapi";
+import { openApiTextFor } from "./openapi";
 import { gatewayCall, type OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
 import { requestLog } from "./request-log";
@@ -59,7 +59,7 @@ export function createGateway(devRoutes?: Hono<GatewayAppEnv>) {
       },
     }),
   );
-  api.get("/openapi.json", (c) => c.json(openApiDocumentFor(new URL(c.req.url).origin)));
+  api.get("/openapi.json", (c) => c.body(openApiTextFor(new URL(c.req.url).origin), 200, { "content-type": "application/json" }));
   api.get("/docs", apiReferencePage);
   for (const removed of removedRoutes) {
     api.on(removed.method, removed.path, () => {

@@ -19,8 +19,14 @@ export const loopbackHostsOnly: MiddlewareHandler<GatewayAppEnv> = async (c, nex
   if (gatewayConfig(c.env).devTools) {
     // An HTTP request always names its host; one handed over in process (tests) is read from its URL.
     const host = c.req.header("host") ?? new URL(c.req.url).host;
-    if (!isLoopbackHost(URL.parse(`http://${host}`)?.hostname ?? ""))
-      throw new ApiError("forbidden", "The local stack answers loopback host names only (localhost, 127.0.0.1, [::1])");
+    if (host !== lastLoopbackHost) {
+      if (!isLoopbackHost(URL.parse(`http://${host}`)?.hostname ?? ""))
+        throw new ApiError("forbidden", "The local stack answers loopback host names only (localhost, 127.0.0.1, [::1])");
+      lastLoopbackHost = host;
+    }
   }
   await next();
 };
+
+/** The last Host header found loopback: a stack is reached by one name, so the parse runs once, not per request. */
+let lastLoopbackHost: string | undefined;

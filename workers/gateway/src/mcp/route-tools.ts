@@ -119,25 +119,37 @@ function routeTool(origin: string, operation: Operation & { mcpTool: string }, d
 const hasTool = (operation: Operation): operation is Operation & { mcpTool: string } =>
   operation.auth === "bearer" && operation.mcpTool !== null;
 
-let tools: RouteTool[] | undefined;
+const toolOperations = () => (catalogue as readonly Operation[]).filter(hasTool);
+
+/** Tools built so far in this isolate, by name: each is built once (its validators compile once), when first asked for. */
+const built = new Map<string, RouteTool>();
 
 /**
- * The tools, built once per isolate (their validators compile once). The schemas do not depend on
- * the origin the document is generated for: only its servers and OAuth URLs do.
+ * The tool of one operation, built on first use: a `tools/call` needs its own tool only, so an
+ * isolate's first call converts one operation's schemas, not the whole catalogue's. The schemas do
+ * not depend on the origin the document is generated for: only its servers and OAuth URLs do.
  */
-export function routeTools(origin: string): RouteTool[] {
-  if (!tools) {
+function toolOf(origin: string, operation: Operation & { mcpTool: string }): RouteTool {
+  let tool = built.get(operation.mcpTool);
+  if (!tool) {
     const document = openApiDocumentFor(origin);
-    const toolOperations = (catalogue as readonly Operation[]).filter(hasTool);
     const resultOf = (name: string) => {
-      const operation = toolOperations.find((candidate) => candidate.mcpTool === name);
-      if (!operation) throw new Error(`No tool ${name} to save drafts with`);
-      return operationResult(document, operation);
+      const draftOperation = toolOperations().find((candidate) => candidate.mcpTool === name);
+      if (!draftOperation) throw new Error(`No tool ${name} to save drafts with`);
+      return operationResult(document, draftOperation);
     };
-    tools = toolOperations.map((operation) => routeTool(origin, operation, resultOf));
+    tool = routeTool(origin, operation, resultOf);
+    built.set(operation.mcpTool, tool);
   }
-  return tools;
+  return tool;
 }
 
-export const routeToolNamed = (origin: string, name: string): RouteTool | undefined =>
-  routeTools(origin).find((tool) => tool.name === name);
+/** Every route tool (`tools/list`), each built once per isolate. */
+export function routeTools(origin: string): RouteTool[] {
+  return toolOperations().map((operation) => toolOf(origin, operation));
+}
+
+export function routeToolNamed(origin: string, name: string): RouteTool | undefined {
+  const operation = toolOperations().find((candidate) => candidate.mcpTool === name);
+  return operation ? toolOf(origin, operation) : undefined;
+}

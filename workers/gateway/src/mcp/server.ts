@@ -1,6 +1,6 @@
 import { apiVersion } from "@crm/contracts";
 import { McpServer } from "@modelcontextprotocol/server";
-import { routeTools } from "./route-tools";
+import { routeToolNamed, routeTools } from "./route-tools";
 import { callRouteTool, type McpCaller } from "./tool-call";
 import { registerUtilityTools, utilityToolNames } from "./utility-tools";
 
@@ -25,17 +25,20 @@ export function mcpServer(caller: McpCaller, only: string | null): McpServer {
     { name: "crm-api", title: "CRM and inbox API", version: apiVersion },
     { instructions, capabilities: { tools: { listChanged: false } } },
   );
-  const tools = routeTools(caller.origin);
+  const called = only === null ? undefined : routeToolNamed(caller.origin, only);
   // A call of a tool that does not exist gets them all, and the SDK's "not found" protocol error.
-  const exists = only !== null && (utilityToolNames.includes(only) || tools.some((tool) => tool.name === only));
+  const exists = only !== null && (utilityToolNames.includes(only) || called !== undefined);
+  const tools = !exists ? routeTools(caller.origin) : called ? [called] : [];
   const wanted = (name: string) => !exists || name === only;
   for (const tool of tools) {
     if (!wanted(tool.name)) continue;
     const { title, description, inputSchema, outputSchema, annotations } = tool;
-    server.registerTool(
-      tool.name,
-      { title, description, inputSchema, annotations, ...(outputSchema ? { outputSchema } : {}) },
-      (args) => callRouteTool(caller, tool, args),
+    // A call's server validates no output: its structured content is the route's JSON answer, whose
+    // schema the output schema is (and which clients check against `tools/list`); walking it again
+    // cost a tenth of a call's CPU (issue 30). The listing still declares every output schema.
+    const declaredOutput = outputSchema && !exists ? { outputSchema } : {};
+    server.registerTool(tool.name, { title, description, inputSchema, annotations, ...declaredOutput }, (args) =>
+      callRouteTool(caller, tool, args),
     );
   }
   registerUtilityTools(server, caller, wanted);
