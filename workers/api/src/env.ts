@@ -44,7 +44,8 @@ export interface RegionEnv {
   GATEWAY: Fetcher;
 }
 
-export type Database = DrizzleD1Database;
+/** A shard's database through drizzle; `$client` is its D1 binding (compiled statements run on it directly). */
+export type Database = DrizzleD1Database & { $client: D1Database };
 
 /** A shard's database, with its number: what the shard's events and deliveries carry in their queue messages. */
 export interface ShardDatabase {
