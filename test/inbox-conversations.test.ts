@@ -300,6 +300,41 @@ describe("search: the FTS expression and the driving side", () => {
     expect(driven.flatMap((page) => page.ids)).toHaveLength(5);
   });
 
+  it("reads only the side the match count picks: a rare word never walks the workspace's list", async () => {
+    const workspace = await inboxWorkspace();
+    for (let i = 0; i < 40; i++) {
+      await storeMessage(
+        workspace.db,
+        inboundMessage(workspace.mailbox, { subject: `Noise ${i}`, text: "Nothing to see", sentAtMs: 1_000 + i }),
+      );
+    }
+    await storeMessage(workspace.db, inboundMessage(workspace.mailbox, { subject: "Zebra", text: "A zebra", sentAtMs: 2_000 }));
+    const query: ConversationQuery = {
+      workspaceId: workspace.workspaceId,
+      linkedOnly: false,
+      filters: [{ q: "zebra" }],
+      sort: undefined,
+    };
+    const orderBy = conversationOrder(undefined).map((key) => desc(key.column));
+    const rowsRead = async (cap: number) => {
+      const { sql, params } = conversationPage(
+        workspace.db,
+        query,
+        { after: undefined, orderBy, limit: 51 },
+        { expression: '"zebra"*', cap },
+      ).toSQL();
+      const { results, meta } = await env.US_DB_1.prepare(sql)
+        .bind(...params)
+        .all<{ subject: string }>();
+      expect(results.map((row) => row.subject)).toEqual(["Zebra"]);
+      return meta.rows_read;
+    };
+    // By id: the match set and its one conversation, not the 41 of the list index.
+    expect(await rowsRead(500)).toBeLessThan(40);
+    // Forced to walk (cap 0), the list index is read in order: the other branch is what read little.
+    expect(await rowsRead(0)).toBeGreaterThan(40);
+  });
+
   it("reads a small match set by primary key and walks the list index for a broad one, in one statement", async () => {
     const db = drizzle(env.US_DB_1);
     const full: ConversationQuery = {

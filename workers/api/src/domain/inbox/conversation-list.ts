@@ -216,7 +216,8 @@ export function conversationPage(
  * set: the set is materialized once and counted; up to the cap its conversations are read by primary
  * key and sorted (`+workspace_id` keeps the planner off the list indexes), above it the list index is
  * walked in order with the set as a membership test (`+id` keeps the planner from driving by it).
- * Exactly one of the two branches reads anything: the other's count test fails before its loop.
+ * The count picks the branch through each one's LIMIT: SQLite leaves a loop whose LIMIT is 0 before
+ * reading a row, where a constant WHERE term would still be tested on every row of the walk.
  */
 function searchedPage(
   workspaceId: string,
@@ -225,13 +226,15 @@ function searchedPage(
   conditions: (scope: SQL) => SQL | undefined,
 ) {
   const matches = sql`(select count(*) from matched)`;
-  const branch = (scope: SQL) =>
-    sql`select ${conversations.id} from ${conversations} where ${conditions(scope)} order by ${sql.join(page.orderBy, sql`, `)} limit ${page.limit}`;
+  const branch = (scope: SQL, taken: SQL) =>
+    sql`select ${conversations.id} from ${conversations} where ${conditions(scope)} order by ${sql.join(page.orderBy, sql`, `)} limit case when ${taken} then ${page.limit} else 0 end`;
   const byId = branch(
-    sql`${matches} <= ${cap} and +${conversations.workspaceId} = ${workspaceId} and ${conversations.id} in (select id from matched)`,
+    sql`+${conversations.workspaceId} = ${workspaceId} and ${conversations.id} in (select id from matched)`,
+    sql`${matches} <= ${cap}`,
   );
   const walked = branch(
-    sql`${matches} > ${cap} and ${conversations.workspaceId} = ${workspaceId} and +${conversations.id} in (select id from matched)`,
+    sql`${conversations.workspaceId} = ${workspaceId} and +${conversations.id} in (select id from matched)`,
+    sql`${matches} > ${cap}`,
   );
   return sql`with matched(id) as materialized (${matchingConversations(workspaceId, expression)})
     select id from (${byId}) union all select id from (${walked})`;
