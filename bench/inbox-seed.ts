@@ -4,7 +4,7 @@
 // own `searchRowStatement`. Bundled by scripts/bench.mjs with esbuild; creating 300 000 messages
 // through `storeMessage` one batch at a time would take the whole run.
 import { regional } from "@crm/db";
-import { getTableColumns, sql } from "drizzle-orm";
+import { getTableColumns, is, SQL, sql } from "drizzle-orm";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { searchRow } from "../workers/api/src/domain/inbox/search";
@@ -21,8 +21,13 @@ const { conversationAssignees, conversationAttendees, conversationRecords, conve
  */
 function bulkInsert(db: Database, table: SQLiteTable, rows: Record<string, unknown>[]) {
   const columns = Object.entries(getTableColumns(table));
+  // A value left out takes its column's default, as drizzle's insert would (`messages.sender_kind`
+  // is NOT NULL with a default since migration 0014: a null there stopped the seed).
   const values = rows.map((row) =>
-    columns.map(([key, column]) => (row[key] === undefined || row[key] === null ? null : column.mapToDriverValue(row[key]))),
+    columns.map(([key, column]) => {
+      const value = row[key] === undefined && column.hasDefault && !is(column.default, SQL) ? column.default : row[key];
+      return value === undefined || value === null ? null : column.mapToDriverValue(value);
+    }),
   );
   const names = sql.join(
     columns.map(([, column]) => sql.identifier(column.name)),

@@ -268,9 +268,9 @@ describe("search: the FTS expression and the driving side", () => {
       filters: [{ q: "refund" }, { q: "ada@customer.example" }],
       sort: undefined,
     };
-    // Cap 100: the match set drives; cap 1: too broad, the list index drives.
-    expect((await searchDriver(workspace.db, query, 100))?.ids).toHaveLength(10);
-    expect(await searchDriver(workspace.db, query, 1)).toBeUndefined();
+    // The search drives, and its page statement picks the side: cap 100, the match set read by id;
+    // cap 1, too broad, the list index walked. Without a driver, every search is a membership test.
+    expect(await searchDriver(workspace.db, query, 100)).toEqual({ expression: '"refund"*', cap: 100 });
     // Through the route's own pagination (cursors included), both paths page alike.
     const { paginate } = await import("../workers/api/src/pagination");
     const pages = async (driver: SearchDriver | undefined) => {
@@ -293,12 +293,49 @@ describe("search: the FTS expression and the driving side", () => {
       return seen;
     };
     const driven = await pages(await searchDriver(workspace.db, query, 100));
-    const walked = await pages(undefined);
-    expect(driven).toEqual(walked);
+    const walked = await pages(await searchDriver(workspace.db, query, 1));
+    const tested = await pages(undefined);
+    expect(driven).toEqual(tested);
+    expect(walked).toEqual(tested);
     expect(driven.flatMap((page) => page.ids)).toHaveLength(5);
   });
 
-  it("reads a small match set by primary key, never walking the workspace's list", async () => {
+  it("reads only the side the match count picks: a rare word never walks the workspace's list", async () => {
+    const workspace = await inboxWorkspace();
+    for (let i = 0; i < 40; i++) {
+      await storeMessage(
+        workspace.db,
+        inboundMessage(workspace.mailbox, { subject: `Noise ${i}`, text: "Nothing to see", sentAtMs: 1_000 + i }),
+      );
+    }
+    await storeMessage(workspace.db, inboundMessage(workspace.mailbox, { subject: "Zebra", text: "A zebra", sentAtMs: 2_000 }));
+    const query: ConversationQuery = {
+      workspaceId: workspace.workspaceId,
+      linkedOnly: false,
+      filters: [{ q: "zebra" }],
+      sort: undefined,
+    };
+    const orderBy = conversationOrder(undefined).map((key) => desc(key.column));
+    const rowsRead = async (cap: number) => {
+      const { sql, params } = conversationPage(
+        workspace.db,
+        query,
+        { after: undefined, orderBy, limit: 51 },
+        { expression: '"zebra"*', cap },
+      ).toSQL();
+      const { results, meta } = await env.US_DB_1.prepare(sql)
+        .bind(...params)
+        .all<{ subject: string }>();
+      expect(results.map((row) => row.subject)).toEqual(["Zebra"]);
+      return meta.rows_read;
+    };
+    // By id: the match set and its one conversation, not the 41 of the list index.
+    expect(await rowsRead(500)).toBeLessThan(40);
+    // Forced to walk (cap 0), the list index is read in order: the other branch is what read little.
+    expect(await rowsRead(0)).toBeGreaterThan(40);
+  });
+
+  it("reads a small match set by primary key and walks the list index for a broad one, in one statement", async () => {
     const db = drizzle(env.US_DB_1);
     const full: ConversationQuery = {
       workspaceId: "ws_plan",
@@ -311,14 +348,18 @@ describe("search: the FTS expression and the driving side", () => {
       db,
       full,
       { after: undefined, orderBy, limit: 51 },
-      { expression: '"renewal"*', ids: ["cnv_a", "cnv_b"] },
+      { expression: '"renewal"*', cap: 500 },
     ).toSQL();
     const rows = await env.US_DB_1.prepare(`explain query plan ${sql}`)
       .bind(...params)
       .all<{ detail: string }>();
     const text = rows.results.map((row) => row.detail).join("\n");
+    // The match set read once; the outer page reads its at most 2 × 51 ids by primary key.
+    expect(text.match(/SCAN inbox_search VIRTUAL TABLE/g)).toHaveLength(1);
     expect(text).toMatch(/SEARCH conversations USING INDEX sqlite_autoindex_conversations_1 \(id=\?\)/);
-    expect(text).not.toMatch(/SCAN conversations|conversations_workspace/);
+    // The broad side walks the list index that holds the filters' columns, in list order.
+    expect(text).toMatch(/SEARCH conversations USING INDEX conversations_workspace_(linked|closed) \(workspace_id=\? AND/);
+    expect(text).not.toMatch(/SCAN conversations/);
   });
 });
 

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
 import { regional } from "@crm/db";
-import { and, desc, eq, like, sql } from "drizzle-orm";
+import { and, desc, eq, fillPlaceholders, like } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
-import { pageSql } from "../workers/api/src/domain/records/query";
+import { pageStatement } from "../workers/api/src/domain/records/query";
 import { recordFields } from "../workers/api/src/domain/records/store";
 import { createField, createObjectType, type ErrorBody, expectStatus, type Field, fieldsOf, objectTypesOf, unique } from "./crm";
-import { countRows, createKey, outboxCount } from "./fixtures";
+import { countRows, createKey, createMember, createOrganization, outboxCount } from "./fixtures";
 import { call, cast } from "./stack";
 
 interface RecordBody {
@@ -99,6 +99,22 @@ describe("creating records", () => {
     const limited = await createKey({ organizationId: acme.id, ownerId: alice.id, workspaceIds: [support.id] });
     const refused = await expectStatus<ErrorBody>(403, `/records/${record.id}`, { key: limited.key });
     expect(refused.error.code).toBe("workspace_forbidden");
+  });
+
+  it("queries only object types the caller reaches: another organization's on the same shard is 404, outside the key or membership 403", async () => {
+    const { acme, alice, support } = await cast();
+    const query = (status: number, objectTypeId: string, withKey = key) =>
+      expectStatus<ErrorBody>(status, "/records/query", { method: "POST", key: withKey, json: { objectTypeId } });
+    // A neighbour on Acme's shard: the object type's row is in the same database, and still not theirs.
+    const neighbour = await createOrganization({ region: "us", shard: 1 });
+    expect((await query(404, people.id, neighbour.key)).error.message).toBe("Object type not found");
+    await expectStatus(404, `/records?objectTypeId=${people.id}`, { key: neighbour.key });
+    expect((await query(404, "obj_unknown0000000000000000", key)).error.message).toBe("Object type not found");
+    const limited = await createKey({ organizationId: acme.id, ownerId: alice.id, workspaceIds: [support.id] });
+    expect((await query(403, people.id, limited.key)).error.code).toBe("workspace_forbidden");
+    const supportOnly = await createMember({ organizationId: acme.id, region: "us", workspaceId: support.id, role: "member" });
+    expect((await query(403, people.id, supportOnly.key)).error.code).toBe("workspace_forbidden");
+    expect((await query(200, people.id, key)).error).toBeUndefined();
   });
 
   it("refuses bad input with a detail naming each offending field", async () => {
@@ -443,6 +459,29 @@ describe("listing and querying", () => {
     expect((await collect("desc")).map((record) => record.id)).toEqual([...ids].reverse());
   });
 
+  it("takes a list of 100 values beside other conditions and a sort (D1 binds at most 100 parameters)", async () => {
+    const { scored, score } = await scores();
+    const nameField = (await fieldsOf(key, scored.id)).find((field) => field.slug === "name") as Field;
+    for (const value of [3, 1, 2]) await create(scored.id, { name: `n${value}`, score: value });
+    const names = Array.from({ length: 100 }, (_, i) => `n${i}`);
+    const page = await expectStatus<Page>(200, "/records/query", {
+      method: "POST",
+      key,
+      json: {
+        objectTypeId: scored.id,
+        filter: {
+          op: "and",
+          conditions: [
+            { fieldDefinitionId: nameField.id, operator: "in", value: names },
+            { fieldDefinitionId: score.id, operator: "not_in", value: names.map((_, i) => i + 100) },
+          ],
+        },
+        sorts: [{ fieldDefinitionId: score.id, direction: "desc" }],
+      },
+    });
+    expect(page.data.map((record) => record.fields.name)).toEqual(["n3", "n2", "n1"]);
+  });
+
   it("lists through a saved view's filter and sorts, and refuses bad queries", async () => {
     const { scored, score, band } = await scores();
     for (const value of [2, 6, 4]) await create(scored.id, { name: `v${value}`, score: value, band: value > 3 ? "high" : "low" });
@@ -482,11 +521,13 @@ describe("listing and querying", () => {
   it("serves filters and sorts on any field from an index", async () => {
     const { scored, score, band } = await scores();
     const fields = await recordFields(drizzle(env.US_DB_1), scored.id);
-    const plans = async (query: Parameters<typeof pageSql>[0]) => {
-      const { statement } = pageSql(query, undefined);
-      // Raw SQL: drizzle's query builder cannot ask for a query plan.
-      const rows = await drizzle(env.US_DB_1).all<{ detail: string }>(sql`explain query plan ${statement}`);
-      return rows.map((row) => row.detail).join("\n");
+    const plans = async (query: Parameters<typeof pageStatement>[0]) => {
+      const { statement, values } = pageStatement(query, query.limit + 1);
+      // The compiled statement's own text: drizzle's query builder cannot ask for a query plan.
+      const { results } = await env.US_DB_1.prepare(`explain query plan ${statement.text}`)
+        .bind(...fillPlaceholders([...statement.params], values))
+        .all<{ detail: string }>();
+      return results.map((row) => row.detail).join("\n");
     };
     const sorted = await plans({
       objectTypeId: scored.id,

@@ -715,6 +715,12 @@ export const changelog: Release[] = [
           "`GET /meetings` (`workspaceId`, `eventState`, `startAfterMs`, `startBeforeMs`, `recordId`, `limit`, `cursor`; newest first) and `GET /meetings/{meetingId}` with participants (scope `meetings:read`). Action items become source-managed tasks; events `meeting.updated` and `meeting.transcript_ready` carry the Meeting resource.",
         routes: ["GET /meetings", "GET /meetings/{meetingId}"],
       },
+      {
+        category: "behaviour_change",
+        summary:
+          "A record filter's `in` or `not_in` list of up to 100 values now works beside other conditions and sorts; such a list with a few more conditions answered 500 (the database's limit of 100 bound parameters); a saved view with such a filter lists again.",
+        routes: ["POST /records/query", "GET /records"],
+      },
     ],
   },
   {

@@ -1,5 +1,5 @@
 import { ApiError, type Pagination, signToken, verifyToken } from "@crm/contracts";
-import { and, asc, desc, eq, gt, isNotNull, isNull, lt, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNotNull, isNull, lt, or, type Placeholder, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 
 export type KeysetValue = string | number | null;
@@ -25,11 +25,13 @@ interface CursorPayload {
 
 /**
  * Rows strictly after `position` in the order: (a > x) or (a = x and b > y) … NULL never compares
- * equal, so nullable keys say what "equal" and "beyond" mean for a NULL position explicitly.
+ * equal, so nullable keys say what "equal" and "beyond" mean for a NULL position explicitly. A
+ * compiled statement passes placeholders for the position's values (and null where it is null).
  */
-function after<Row>(order: KeysetColumn<Row>[], position: KeysetValue[]): SQL {
-  const equal = (key: KeysetColumn<Row>, value: KeysetValue) => (value === null ? isNull(key.column) : eq(key.column, value));
-  const beyond = (key: KeysetColumn<Row>, value: KeysetValue): SQL => {
+export function keysetAfter<Row>(order: KeysetColumn<Row>[], position: (KeysetValue | Placeholder)[]): SQL {
+  type Value = KeysetValue | Placeholder;
+  const equal = (key: KeysetColumn<Row>, value: Value) => (value === null ? isNull(key.column) : eq(key.column, value));
+  const beyond = (key: KeysetColumn<Row>, value: Value): SQL => {
     if (key.direction === "asc") return value === null ? isNotNull(key.column) : gt(key.column, value);
     if (value === null) return sql`0`;
     return key.nullable ? (or(lt(key.column, value), isNull(key.column)) as SQL) : lt(key.column, value);
@@ -90,7 +92,7 @@ export async function paginate<Row>(request: PageRequest<Row>, secret: string): 
   const position = payload?.p;
   const snapshot = payload ? payload.t : request.snapshot?.();
   const rows = await request.fetch({
-    after: position ? after(request.order, position) : undefined,
+    after: position ? keysetAfter(request.order, position) : undefined,
     orderBy: request.order.map(({ column, direction }) => (direction === "asc" ? asc(column) : desc(column))),
     limit: request.limit + 1,
     position,

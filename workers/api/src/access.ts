@@ -112,8 +112,23 @@ export async function reachWorkspace(
   workspaceId: string,
   { what, role }: { what: string; role?: WorkspaceRole | undefined },
 ): Promise<WorkspaceAccess> {
+  const [row] = await workspaceWithMembership(db, actor, eq(workspaces.id, workspaceId));
+  return reachFrom(actor, workspaceId, row, { what, role });
+}
+
+/**
+ * `reachWorkspace`'s checks on the row of the resource's workspace and the actor's membership,
+ * read by the caller (`workspaceWithMembership`, or the same columns in a statement that reads the
+ * resource too, one round trip).
+ */
+export function reachFrom(
+  actor: ActorContext,
+  workspaceId: string,
+  row: Parameters<typeof workspaceAccessFrom>[2],
+  { what, role }: { what: string; role?: WorkspaceRole | undefined },
+): WorkspaceAccess {
   try {
-    const { access } = await requireWorkspace(db, actor, workspaceId);
+    const { access } = workspaceAccessFrom(actor, workspaceId, row);
     if (role) requireRole(access, role);
     return access;
   } catch (error) {

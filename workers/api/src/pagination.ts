@@ -3,6 +3,7 @@ export {
   creationOrder,
   type KeysetColumn,
   type KeysetValue,
+  keysetAfter,
   paginate,
   paginateFixedList,
   paginateSorted,

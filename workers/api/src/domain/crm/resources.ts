@@ -1,5 +1,5 @@
 import { ApiError, type FieldType } from "@crm/contracts";
-import { regional } from "@crm/db";
+import { regional, rowsFromJson } from "@crm/db";
 import { asc, eq, inArray, type SQL } from "drizzle-orm";
 import type { Database } from "../../database";
 
@@ -40,6 +40,19 @@ export function fieldAndOptionQueries(db: Database, ofType: SQL) {
       .where(inArray(fieldOptions.fieldDefinitionId, db.select({ id: fieldDefinitions.id }).from(fieldDefinitions).where(ofType)))
       .orderBy(asc(fieldOptions.position), asc(fieldOptions.id)),
   ] as const;
+}
+
+/**
+ * `fieldsWithOptions` from JSON columns of a statement that reads more (`json_group_array` of
+ * `rowJson` over the type's fields and over their options), in the same order.
+ */
+export function fieldsWithOptionsFromJson(fieldsJson: string | null, optionsJson: string | null) {
+  const byPosition = (a: { position: number; id: string }, b: { position: number; id: string }) =>
+    a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return withOptions(
+    rowsFromJson(fieldDefinitions, fieldsJson).sort(byPosition),
+    rowsFromJson(fieldOptions, optionsJson).sort(byPosition),
+  );
 }
 
 /** Each field with its options, as `fieldsWithOptions` answers. */

@@ -3,7 +3,7 @@ import { and, eq, gt, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../database";
 import type { KeysetColumn, KeysetValue } from "../../pagination";
 import type { ConversationRow } from "./response";
-import { conversationMatches, matchExpression, matchingConversationIds } from "./search";
+import { conversationMatches, matchExpression, matchingConversations } from "./search";
 import type { ConversationFilter, ConversationSort } from "./view-filter";
 
 const { conversationAssignees, conversationTags, conversations, messages } = regional;
@@ -115,15 +115,18 @@ function lastMessageBefore(db: Database, conversationIds: string[], atMs: number
 export const SEARCH_DRIVER_CAP = 500;
 
 /**
- * The conversation ids that drive a list, when a filter's `tagIds` or `q` selects fewer than `cap`
- * conversations of the workspace: the page is then read by primary key from those ids. Undefined
- * when no filter is that narrow. The result is the same either way: every condition still applies.
+ * What drives a list when a filter is narrow: the conversation ids of a tag filter under the cap,
+ * read by primary key; or a search, whose page statement reads the match set once and picks the
+ * side itself (`searchedPage`). The result is the same either way: every condition still applies.
  */
-export interface SearchDriver {
-  /** The FTS expression whose match set drives, if a search drives; its membership test is then not repeated. */
-  expression?: string;
-  ids: string[];
-}
+export type SearchDriver =
+  | { ids: string[] }
+  | {
+      /** The FTS expression whose match set drives; its membership test is then not repeated. */
+      expression: string;
+      /** Up to this many matches the page reads them by primary key, above it walks the list index. */
+      cap: number;
+    };
 
 /** The workspace's conversations with any of the tags, from the tag index, at most `cap + 1` of them. */
 async function taggedConversationIds(db: Database, workspaceId: string, tagIds: string[], cap: number) {
@@ -146,9 +149,8 @@ export async function searchDriver(
       if (ids.length <= cap) return { ids };
     }
     const expression = filter.q === undefined ? null : matchExpression(filter.q);
-    if (expression === null) continue;
-    const ids = await matchingConversationIds(db, query.workspaceId, expression, cap);
-    if (ids.length <= cap) return { expression, ids };
+    // No round trip: how many match is counted inside the page's own statement.
+    if (expression !== null) return { expression, cap };
   }
   return undefined;
 }
@@ -167,15 +169,18 @@ function filterConditions(filter: ConversationFilter, driver: SearchDriver | und
       : undefined,
     // Words of nothing but punctuation search for nothing, which every conversation matches.
     // The driving match set is already the ids read (of this workspace); other searches are tested.
-    expression === null || expression === driver?.expression ? undefined : conversationMatches(conversations.id, expression),
+    expression === null || (driver && "expression" in driver && expression === driver.expression)
+      ? undefined
+      : conversationMatches(conversations.id, expression),
   ];
 }
 
 /**
- * One page of the list: the query's conversations after the position, in list order. With
- * `driver` (from `searchDriver`), the conversations are read by primary key from those ids (one
- * JSON parameter, as D1 caps bound parameters) and sorted; `+workspace_id` keeps the planner off
- * the workspace indexes, which would walk the whole list. Every condition still applies.
+ * One page of the list: the query's conversations after the position, in list order. With ids to
+ * drive (`searchDriver`), the conversations are read by primary key from those ids (one JSON
+ * parameter, as D1 caps bound parameters) and sorted; `+workspace_id` keeps the planner off the
+ * workspace indexes, which would walk the whole list. A search drives through `searchedPage`.
+ * Every condition still applies.
  */
 export function conversationPage(
   db: Database,
@@ -183,19 +188,54 @@ export function conversationPage(
   page: { after: SQL | undefined; orderBy: SQL[]; limit: number },
   driver?: SearchDriver,
 ) {
+  const conditions = (scope: SQL) =>
+    and(
+      scope,
+      query.linkedOnly ? eq(conversations.hasLinkedRecords, true) : undefined,
+      ...query.filters.flatMap((filter) => filterConditions(filter, driver)),
+      page.after,
+    );
+  const where =
+    driver === undefined
+      ? conditions(eq(conversations.workspaceId, query.workspaceId))
+      : "ids" in driver
+        ? conditions(
+            sql`+${conversations.workspaceId} = ${query.workspaceId} and ${conversations.id} in (select value from json_each(${JSON.stringify(driver.ids)}))`,
+          )
+        : sql`${conversations.id} in (${searchedPage(query.workspaceId, driver, page, conditions)})`;
   return db
     .select()
     .from(conversations)
-    .where(
-      and(
-        driver === undefined
-          ? eq(conversations.workspaceId, query.workspaceId)
-          : sql`+${conversations.workspaceId} = ${query.workspaceId} and ${conversations.id} in (select value from json_each(${JSON.stringify(driver.ids)}))`,
-        query.linkedOnly ? eq(conversations.hasLinkedRecords, true) : undefined,
-        ...query.filters.flatMap((filter) => filterConditions(filter, driver)),
-        page.after,
-      ),
-    )
+    .where(where)
     .orderBy(...page.orderBy)
     .limit(page.limit);
+}
+
+/**
+ * The ids of a search's page, ranked and paged inside the one statement that reads the FTS match
+ * set: the set is materialized once and counted; up to the cap its conversations are read by primary
+ * key and sorted (`+workspace_id` keeps the planner off the list indexes), above it the list index is
+ * walked in order with the set as a membership test (`+id` keeps the planner from driving by it).
+ * The count picks the branch through each one's LIMIT: SQLite leaves a loop whose LIMIT is 0 before
+ * reading a row, where a constant WHERE term would still be tested on every row of the walk.
+ */
+function searchedPage(
+  workspaceId: string,
+  { expression, cap }: { expression: string; cap: number },
+  page: { orderBy: SQL[]; limit: number },
+  conditions: (scope: SQL) => SQL | undefined,
+) {
+  const matches = sql`(select count(*) from matched)`;
+  const branch = (scope: SQL, taken: SQL) =>
+    sql`select ${conversations.id} from ${conversations} where ${conditions(scope)} order by ${sql.join(page.orderBy, sql`, `)} limit case when ${taken} then ${page.limit} else 0 end`;
+  const byId = branch(
+    sql`+${conversations.workspaceId} = ${workspaceId} and ${conversations.id} in (select id from matched)`,
+    sql`${matches} <= ${cap}`,
+  );
+  const walked = branch(
+    sql`${conversations.workspaceId} = ${workspaceId} and +${conversations.id} in (select id from matched)`,
+    sql`${matches} > ${cap}`,
+  );
+  return sql`with matched(id) as materialized (${matchingConversations(workspaceId, expression)})
+    select id from (${byId}) union all select id from (${walked})`;
 }

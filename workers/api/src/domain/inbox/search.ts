@@ -68,19 +68,9 @@ export function conversationMatches(conversationId: SQL | { getSQL(): SQL }, exp
 }
 
 /**
- * The workspace's conversations with a message or comment matching `expression`, read from the FTS
- * indexes, at most `cap + 1` of them: more than `cap` means the match set is too broad to drive the list.
+ * The workspace's conversations with a message or comment matching `expression`, from the FTS
+ * indexes: a subquery of one `id` column.
  */
-export async function matchingConversationIds(
-  db: Database,
-  workspaceId: string,
-  expression: string,
-  cap: number,
-): Promise<string[]> {
-  const rows = await db.all<{ id: string }>(
-    sql`select ${inboxSearch.conversationId} as id from ${inboxSearch} where ${inboxSearch} match ${expression} and ${inboxSearch.workspaceId} = ${workspaceId}
-      union ${commentedConversations(expression)} and ${conversationComments.workspaceId} = ${workspaceId}
-      limit ${cap + 1}`,
-  );
-  return rows.map((row) => row.id);
-}
+export const matchingConversations = (workspaceId: string, expression: string) =>
+  sql`select ${inboxSearch.conversationId} as id from ${inboxSearch} where ${inboxSearch} match ${expression} and ${inboxSearch.workspaceId} = ${workspaceId}
+      union ${commentedConversations(expression)} and ${conversationComments.workspaceId} = ${workspaceId}`;

@@ -1,7 +1,8 @@
 import type { FieldType, FilterOperator, RecordViewConfig } from "@crm/contracts";
 import { type SQL, sql } from "drizzle-orm";
+import { compiledRows, StatementsByShape } from "../../compiled-statements";
 import type { Database } from "../../database";
-import { type KeysetColumn, type KeysetValue, paginate } from "../../pagination";
+import { type KeysetColumn, type KeysetValue, keysetAfter, paginate } from "../../pagination";
 import { checkView } from "../crm/view-config";
 import { type RecordRow, valuesFromJson, valuesJson } from "./store";
 import type { RecordField } from "./values";
@@ -22,7 +23,8 @@ export type RecordFilter = NonNullable<RecordViewConfig["filter"]>;
 export type RecordSort = RecordViewConfig["sorts"][number];
 
 const numericTypes = new Set<FieldType>(["number", "timestamp", "checkbox"]);
-const column = (field: RecordField) => sql.raw(numericTypes.has(field.type) ? "value_number" : "value_text");
+type ValueColumn = "value_number" | "value_text";
+const columnOf = (field: RecordField): ValueColumn => (numericTypes.has(field.type) ? "value_number" : "value_text");
 
 /** Filter values as stored: checkboxes as 0/1, emails and domains lower-cased. */
 function stored(field: RecordField, value: unknown): string | number {
@@ -39,56 +41,108 @@ const fragment = (field: RecordField, value: unknown, anchoredAtStart: boolean) 
   return anchoredAtStart ? `${text}%` : `%${text}%`;
 };
 
-function condition(field: RecordField, operator: FilterOperator, value: unknown): SQL {
-  const c = column(field);
+/**
+ * What the SQL of a page depends on: the statement is compiled once per shape (`StatementsByShape`),
+ * and every id, value, position and the limit are its placeholders (`pageValues`).
+ */
+interface PageShape {
+  op: "and" | "or";
+  conditions: { operator: FilterOperator; column: ValueColumn; multiselect: boolean }[];
+  sorts: { column: ValueColumn; direction: "asc" | "desc" }[];
+  /** Which keys of the cursor's position are NULL (their keyset condition differs); null on a first page. */
+  nullKeys: boolean[] | null;
+}
+
+function pageShape(query: RecordQuery, position: KeysetValue[] | undefined): PageShape {
+  const fieldsById = new Map(query.fields.map((field) => [field.id, field]));
+  const fieldOf = (id: string) => fieldsById.get(id) as RecordField;
+  return {
+    op: query.filter?.op ?? "and",
+    conditions: (query.filter?.conditions ?? []).map(({ fieldDefinitionId, operator }) => ({
+      operator,
+      column: columnOf(fieldOf(fieldDefinitionId)),
+      multiselect: fieldOf(fieldDefinitionId).type === "multiselect",
+    })),
+    sorts: (query.sorts ?? []).map(({ fieldDefinitionId, direction }) => ({
+      column: columnOf(fieldOf(fieldDefinitionId)),
+      direction,
+    })),
+    nullKeys: position ? position.map((value) => value === null) : null,
+  };
+}
+
+/** The placeholders' values of a page: the query's ids and values as stored, the position, the limit. */
+function pageValues(query: RecordQuery, limit: number, position: KeysetValue[] | undefined): Record<string, unknown> {
+  const fieldsById = new Map(query.fields.map((field) => [field.id, field]));
+  const values: Record<string, unknown> = { objectType: query.objectTypeId, limit };
+  (query.filter?.conditions ?? []).forEach(({ fieldDefinitionId, operator, value }, i) => {
+    const field = fieldsById.get(fieldDefinitionId) as RecordField;
+    values[`field${i}`] = fieldDefinitionId;
+    values[`value${i}`] = conditionValue(field, operator, value);
+  });
+  (query.sorts ?? []).forEach(({ fieldDefinitionId }, i) => {
+    values[`sort${i}`] = fieldDefinitionId;
+  });
+  position?.forEach((value, i) => {
+    values[`after${i}`] = value;
+  });
+  return values;
+}
+
+/** A condition's value as its SQL compares it: stored, a LIKE pattern, or a list as one JSON parameter. */
+function conditionValue(field: RecordField, operator: FilterOperator, value: unknown): unknown {
+  switch (operator) {
+    case "contains":
+    case "not_contains":
+      return field.type === "multiselect" ? stored(field, value) : fragment(field, value, false);
+    case "starts_with":
+      return fragment(field, value, true);
+    // One parameter however long the list: D1 binds at most 100 a statement.
+    case "in":
+    case "not_in":
+      return JSON.stringify((value as unknown[]).map((item) => stored(field, item)));
+    case "is_empty":
+    case "is_not_empty":
+      return null;
+    default:
+      return stored(field, value);
+  }
+}
+
+function conditionSql({ operator, column, multiselect }: PageShape["conditions"][number], i: number): SQL {
+  const c = sql.raw(column);
+  const value = sql.placeholder(`value${i}`);
   const probe = (predicate: SQL) =>
-    sql`exists (select 1 from record_values v where v.record_id = r.id and v.field_definition_id = ${field.id} and ${predicate})`;
-  const list = () =>
-    sql.join(
-      (value as unknown[]).map((item) => sql`${stored(field, item)}`),
-      sql`, `,
-    );
-  const one = () => stored(field, value);
+    sql`exists (select 1 from record_values v where v.record_id = r.id and v.field_definition_id = ${sql.placeholder(`field${i}`)} and ${predicate})`;
+  const like = sql`v.${c} like ${value} escape '\\'`;
   switch (operator) {
     case "eq":
-      return probe(sql`v.${c} = ${one()}`);
+      return probe(sql`v.${c} = ${value}`);
     case "neq":
-      return sql`not ${probe(sql`v.${c} = ${one()}`)}`;
+      return sql`not ${probe(sql`v.${c} = ${value}`)}`;
     case "contains":
-      return field.type === "multiselect"
-        ? probe(sql`v.${c} = ${one()}`)
-        : probe(sql`v.${c} like ${fragment(field, value, false)} escape '\\'`);
+      return probe(multiselect ? sql`v.${c} = ${value}` : like);
     case "not_contains":
-      return field.type === "multiselect"
-        ? sql`not ${probe(sql`v.${c} = ${one()}`)}`
-        : sql`not ${probe(sql`v.${c} like ${fragment(field, value, false)} escape '\\'`)}`;
+      return sql`not ${probe(multiselect ? sql`v.${c} = ${value}` : like)}`;
     case "starts_with":
-      return probe(sql`v.${c} like ${fragment(field, value, true)} escape '\\'`);
+      return probe(like);
     case "gt":
-      return probe(sql`v.${c} > ${one()}`);
+      return probe(sql`v.${c} > ${value}`);
     case "gte":
-      return probe(sql`v.${c} >= ${one()}`);
+      return probe(sql`v.${c} >= ${value}`);
     case "lt":
-      return probe(sql`v.${c} < ${one()}`);
+      return probe(sql`v.${c} < ${value}`);
     case "lte":
-      return probe(sql`v.${c} <= ${one()}`);
+      return probe(sql`v.${c} <= ${value}`);
     case "in":
-      return probe(sql`v.${c} in (${list()})`);
+      return probe(sql`v.${c} in (select value from json_each(${value}))`);
     case "not_in":
-      return sql`not ${probe(sql`v.${c} in (${list()})`)}`;
+      return sql`not ${probe(sql`v.${c} in (select value from json_each(${value}))`)}`;
     case "is_empty":
       return sql`not ${probe(sql`v.${c} is not null`)}`;
     case "is_not_empty":
       return probe(sql`v.${c} is not null`);
   }
-}
-
-function filterSql(filter: RecordFilter | null | undefined, fieldsById: Map<string, RecordField>): SQL | undefined {
-  if (!filter || filter.conditions.length === 0) return undefined;
-  const parts = filter.conditions.map((item) =>
-    condition(fieldsById.get(item.fieldDefinitionId) as RecordField, item.operator, item.value),
-  );
-  return sql`(${sql.join(parts, filter.op === "and" ? sql` and ` : sql` or `)})`;
 }
 
 export interface RecordQuery {
@@ -118,21 +172,12 @@ const orderKey = (expression: SQL, direction: "asc" | "desc", i: number, nullabl
 });
 
 /** The total order of a query: its sorts over stored values, then the id; without sorts, creation order. */
-function recordOrder(query: RecordQuery): KeysetColumn<PageRow>[] {
-  const fieldsById = new Map(query.fields.map((field) => [field.id, field]));
-  const [first, ...rest] = query.sorts ?? [];
+function recordOrder(sorts: PageShape["sorts"]): KeysetColumn<PageRow>[] {
+  const [first, ...rest] = sorts;
   if (!first) return [orderKey(sql`r.created_at`, "asc", 0, false), orderKey(sql`r.id`, "asc", 1, false)];
-  const lead = fieldsById.get(first.fieldDefinitionId) as RecordField;
   return [
-    orderKey(sql`s0.${column(lead)}`, first.direction, 0, true),
-    ...rest.map((sort, i) =>
-      orderKey(
-        sql`s${sql.raw(String(i + 1))}.${column(fieldsById.get(sort.fieldDefinitionId) as RecordField)}`,
-        sort.direction,
-        i + 1,
-        true,
-      ),
-    ),
+    orderKey(sql`s0.${sql.raw(first.column)}`, first.direction, 0, true),
+    ...rest.map((sort, i) => orderKey(sql`s${sql.raw(String(i + 1))}.${sql.raw(sort.column)}`, sort.direction, i + 1, true)),
     // The id breaks ties in the lead sort's direction, so one index scan serves both.
     orderKey(sql`s0.record_id`, first.direction, rest.length + 1, false),
   ];
@@ -141,36 +186,52 @@ function recordOrder(query: RecordQuery): KeysetColumn<PageRow>[] {
 const orderSql = (keys: KeysetColumn<PageRow>[]) => keys.map((key) => sql`${key.column} ${sql.raw(key.direction)}`);
 
 /** The SQL of one page: live records of the type matching the filter, in sort order, after the position. */
-export function pageSql(query: RecordQuery, after: SQL | undefined): { statement: SQL } {
-  const fieldsById = new Map(query.fields.map((field) => [field.id, field]));
-  const sorts = query.sorts ?? [];
-  const filter = filterSql(query.filter, fieldsById);
-  const order = recordOrder(query);
+function pageSql(shape: PageShape): SQL {
+  const order = recordOrder(shape.sorts);
+  const filter =
+    shape.conditions.length === 0
+      ? undefined
+      : sql`(${sql.join(shape.conditions.map(conditionSql), shape.op === "and" ? sql` and ` : sql` or `)})`;
+  const after =
+    shape.nullKeys &&
+    keysetAfter(
+      order,
+      shape.nullKeys.map((isNull, i) => (isNull ? null : sql.placeholder(`after${i}`))),
+    );
   // The page's records come with their values, so that the page is one round trip.
   const selected = [
     ...order.map((key, i) => sql`${key.column} as k${sql.raw(String(i))}`),
     sql`${valuesJson(sql`r.id`)} as value_rows`,
   ];
-  const limit = query.limit + 1;
-  const [first, ...rest] = sorts;
+  const limit = sql.placeholder("limit");
+  const [first, ...rest] = shape.sorts;
   if (!first) {
-    const where = [sql`r.object_type_id = ${query.objectTypeId}`, sql`r.deleted_at is null`, filter, after].filter(
+    const where = [sql`r.object_type_id = ${sql.placeholder("objectType")}`, sql`r.deleted_at is null`, filter, after].filter(
       Boolean,
     ) as SQL[];
-    return {
-      statement: sql`select r.*, ${sql.join(selected, sql`, `)} from records r indexed by records_object_type_created where ${sql.join(where, sql` and `)} order by ${sql.join(orderSql(order), sql`, `)} limit ${limit}`,
-    };
+    return sql`select r.*, ${sql.join(selected, sql`, `)} from records r indexed by records_object_type_created where ${sql.join(where, sql` and `)} order by ${sql.join(orderSql(order), sql`, `)} limit ${limit}`;
   }
-  const lead = fieldsById.get(first.fieldDefinitionId) as RecordField;
-  const joins = rest.map(
-    (sort, i) =>
-      sql` join record_values s${sql.raw(String(i + 1))} on s${sql.raw(String(i + 1))}.record_id = r.id and s${sql.raw(String(i + 1))}.field_definition_id = ${sort.fieldDefinitionId} and s${sql.raw(String(i + 1))}.position = 0`,
-  );
-  const where = [sql`s0.field_definition_id = ${lead.id}`, sql`r.deleted_at is null`, filter, after].filter(Boolean) as SQL[];
-  const index = sql.raw(numericTypes.has(lead.type) ? "record_values_field_number" : "record_values_field_text");
-  return {
-    statement: sql`select r.*, ${sql.join(selected, sql`, `)} from record_values s0 indexed by ${index} join records r on r.id = s0.record_id${sql.join(joins, sql``)} where ${sql.join(where, sql` and `)} order by ${sql.join(orderSql(order), sql`, `)} limit ${limit}`,
-  };
+  const joins = rest.map((_, i) => {
+    const alias = sql.raw(`s${i + 1}`);
+    return sql` join record_values ${alias} on ${alias}.record_id = r.id and ${alias}.field_definition_id = ${sql.placeholder(`sort${i + 1}`)} and ${alias}.position = 0`;
+  });
+  const where = [sql`s0.field_definition_id = ${sql.placeholder("sort0")}`, sql`r.deleted_at is null`, filter, after].filter(
+    Boolean,
+  ) as SQL[];
+  const index = sql.raw(first.column === "value_number" ? "record_values_field_number" : "record_values_field_text");
+  return sql`select r.*, ${sql.join(selected, sql`, `)} from record_values s0 indexed by ${index} join records r on r.id = s0.record_id${sql.join(joins, sql``)} where ${sql.join(where, sql` and `)} order by ${sql.join(orderSql(order), sql`, `)} limit ${limit}`;
+}
+
+/** Compiled pages by shape: a few dozen shapes cover what clients and saved views ask. */
+const pages = new StatementsByShape(256);
+
+/**
+ * One page's statement (compiled once for its shape) and its placeholders' values: at most `limit`
+ * rows, after `position` when a walk continues.
+ */
+export function pageStatement(query: RecordQuery, limit: number, position?: KeysetValue[]) {
+  const shape = pageShape(query, position);
+  return { statement: pages.get(JSON.stringify(shape), () => pageSql(shape)), values: pageValues(query, limit, position) };
 }
 
 const toRecordRow = (row: PageRow): RecordRow => ({
@@ -206,8 +267,11 @@ export async function queryRecordPage(db: Database, query: RecordQuery, secret: 
       scope: `records:${query.objectTypeId}:${digest(JSON.stringify([query.filter ?? null, sorts]))}`,
       limit: query.limit,
       cursor: query.cursor,
-      order: recordOrder(query),
-      fetch: ({ after }) => db.all<PageRow>(pageSql(query, after).statement),
+      order: recordOrder(pageShape(query, undefined).sorts),
+      fetch: ({ position, limit }) => {
+        const { statement, values } = pageStatement(query, limit, position);
+        return compiledRows<PageRow>(db, statement, values);
+      },
     },
     secret,
   );

@@ -1,12 +1,13 @@
 import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
 import { regional, rowJson, rowsFromJson } from "@crm/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { loadInWorkspace, loadInWorkspaceWith, memberJoin, workspaceAccessFrom } from "../../access";
+import { loadInWorkspace, memberJoin, reachFrom, type WorkspaceAccess } from "../../access";
+import { compiledOnce, compiledRows } from "../../compiled-statements";
 import { changeWithoutLoss } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { loadObjectType } from "../crm/object-types";
-import { withOptions } from "../crm/resources";
+import { fieldsWithOptionsFromJson } from "../crm/resources";
 import { loadView } from "../crm/views";
 import { matchingKey, uniqueMatchingField } from "./matching";
 import { queryRecordPage } from "./query";
@@ -48,17 +49,9 @@ export async function readRecord({ db, actor }: ServiceContext, recordId: string
     .where(and(eq(records.id, recordId), isNull(records.deletedAt)))
     .limit(1);
   if (!row) throw new ApiError("not_found", "Record not found");
-  try {
-    workspaceAccessFrom(actor, row.record.workspaceId, row);
-  } catch (error) {
-    if (error instanceof ApiError && error.code === "not_found") throw new ApiError("not_found", "Record not found");
-    throw error;
-  }
-  const byPosition = (a: { position: number; id: string }, b: { position: number; id: string }) =>
-    a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  const fields = rowsFromJson(fieldDefinitions, row.fields).sort(byPosition);
-  const options = rowsFromJson(fieldOptions, row.options).sort(byPosition);
-  const [response] = responsesFrom(withOptions(fields, options), [row.record], valuesFromJson(recordId, row.values));
+  reachFrom(actor, row.record.workspaceId, row, { what: "Record" });
+  const fields = fieldsWithOptionsFromJson(row.fields, row.options);
+  const [response] = responsesFrom(fields, [row.record], valuesFromJson(recordId, row.values));
   return response as RecordResponse;
 }
 
@@ -145,15 +138,36 @@ export async function queryRecordsOf(context: ServiceContext, body: BodyOf<typeo
   return { data: responsesFrom(fields, page.rows, page.values), pagination: page.pagination };
 }
 
-/** The fields of an object type the actor may read, read while its workspace is checked (one round trip fewer). */
-async function objectTypeFields(context: ServiceContext, objectTypeId: string) {
-  const [, fields] = await loadInWorkspaceWith(
-    context.db,
-    context.actor,
-    objectTypes,
-    objectTypeId,
+/**
+ * The fields of an object type the actor may read, with their options, in one statement: the type's
+ * workspace with the actor's membership, the fields and the options as JSON columns (as `readRecord`
+ * reads a record). Unknown types and other organizations' are the same 404 as `loadInWorkspace`'s.
+ */
+async function objectTypeFields({ db, actor }: ServiceContext, objectTypeId: string) {
+  const [row] = await compiledRows<{
+    workspace: string;
+    member_role: WorkspaceRole | null;
+    inbox_access: WorkspaceAccess["inboxAccess"] | null;
+    fields: string;
+    options: string;
+  }>(db, objectTypeRead(), { objectTypeId, userId: actor.actor.id });
+  const [workspace] = row ? rowsFromJson(workspaces, row.workspace) : [];
+  if (!row || !workspace) throw new ApiError("not_found", "Object type not found");
+  reachFrom(
+    actor,
+    workspace.id,
+    { workspace, memberRole: row.member_role, inboxAccess: row.inbox_access },
     { what: "Object type" },
-    () => recordFields(context.db, objectTypeId),
   );
-  return fields;
+  return fieldsWithOptionsFromJson(row.fields, row.options);
 }
+
+/** `objectTypeFields`' statement, compiled once: the requests of every tenant share its text. */
+const objectTypeRead = compiledOnce(
+  () => sql`select json_array(${rowJson(workspaces, "w")}) as workspace, "m"."role" as member_role, "m"."inbox_access" as inbox_access,
+    (select json_group_array(${rowJson(fieldDefinitions, "f")}) from ${fieldDefinitions} as "f" where "f"."object_type_id" = "t"."id") as fields,
+    (select json_group_array(${rowJson(fieldOptions, "o")}) from ${fieldOptions} as "o" where "o"."field_definition_id" in (select "id" from ${fieldDefinitions} where "object_type_id" = "t"."id")) as options
+    from ${objectTypes} as "t" join ${workspaces} as "w" on "w"."id" = "t"."workspace_id"
+    left join ${workspaceMembers} as "m" on "m"."workspace_id" = "w"."id" and "m"."user_id" = ${sql.placeholder("userId")}
+    where "t"."id" = ${sql.placeholder("objectTypeId")}`,
+);

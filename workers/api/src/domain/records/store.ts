@@ -173,14 +173,12 @@ export function valuesFromJson(recordId: string, json: string | null): ValueRow[
 
 /** The public shape of records from their rows and stored values. */
 export function responsesFrom(fields: RecordField[], rows: RecordRow[], values: ValueRow[]) {
+  const byRecord = Map.groupBy(values, (value) => value.recordId);
   return rows.map((row) => ({
     id: row.id,
     workspaceId: row.workspaceId,
     objectTypeId: row.objectTypeId,
-    fields: fieldsFrom(
-      fields,
-      values.filter((value) => value.recordId === row.id),
-    ),
+    fields: fieldsFrom(fields, byRecord.get(row.id) ?? []),
     createdBy: row.createdBy,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

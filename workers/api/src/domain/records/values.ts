@@ -121,8 +121,9 @@ export function fieldsFrom(
   rows: { fieldDefinitionId: string; position: number; valueText: string | null; valueNumber: number | null }[],
 ) {
   const values: Record<string, unknown> = {};
+  const byField = Map.groupBy(rows, (row) => row.fieldDefinitionId);
   for (const field of fields) {
-    const own = rows.filter((row) => row.fieldDefinitionId === field.id).sort((a, b) => a.position - b.position);
+    const own = (byField.get(field.id) ?? []).sort((a, b) => a.position - b.position);
     const items = own.flatMap((row): (string | number | boolean)[] => {
       if (field.type === "checkbox") return row.valueNumber === null ? [] : [row.valueNumber === 1];
       if (numericTypes.has(field.type)) return row.valueNumber === null ? [] : [row.valueNumber];
