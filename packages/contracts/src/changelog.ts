@@ -384,6 +384,12 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          "Paging `GET /records/{recordId}/conversations` while messages arrive skips nothing either, in the same way: the cursor carries the time of the first page, a conversation that moved is served once at its place then.",
+        routes: ["GET /records/{recordId}/conversations"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "`contains`, `not_contains` and `starts_with` take any fragment on e-mail, phone, URL and domain fields (`@example.org`, `555`), in record queries, views and the MCP tool.",
         routes: ["POST /records/query", "POST /crm/objects/{objectTypeId}/views"],
       },
