@@ -390,6 +390,12 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          "Invalid inputs are named by each surface its own way from one source: the REST API by where the value travelled (`body.fields.email`, `query.limit`, `path.fieldDefinitionId`), an MCP tool by the argument itself (`fields.email`), now also in the item errors of `records_batch`. `POST /records/batch` names a matchingField that is not a unique field `body.matchingField` (was `query.matchingField`: the batch takes it in its body).",
+        routes: ["POST /records/batch", "POST /mcp"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "`contains`, `not_contains` and `starts_with` take any fragment on e-mail, phone, URL and domain fields (`@example.org`, `555`), in record queries, views and the MCP tool.",
         routes: ["POST /records/query", "POST /crm/objects/{objectTypeId}/views"],
       },

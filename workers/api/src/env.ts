@@ -1,4 +1,4 @@
-import { type ActorContext, type Region, shardBinding, shardsOf } from "@crm/contracts";
+import { type ActorContext, type InputNaming, type Region, shardBinding, shardsOf } from "@crm/contracts";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { Directory } from "./directory";
 import type { WebhookBurst } from "./domain/webhooks/burst";
@@ -64,6 +64,8 @@ export interface RegionVariables {
   /** The shard the request's organization lives in, as the gateway signed it, and its database. */
   shard: number;
   db: Database;
+  /** How the surface that called names invalid inputs in errors (`body.fields.email` on REST, `fields.email` for MCP). */
+  inputNaming?: InputNaming;
   /** Signs list cursors (`CURSOR_SECRET`). */
   cursorSecret: string;
   /** The organization's people (names, addresses, agents), asked of the gateway: see `directory.ts`. */

@@ -1,4 +1,4 @@
-import { type ActorContext, ApiError } from "@crm/contracts";
+import { type ActorContext, ApiError, type Surface } from "@crm/contracts";
 import { admit, anonymousTrafficWindow, ipWindow } from "@crm/rate-limiter";
 import type { GatewayEnv } from "../env";
 import { apiResource, mcpResources } from "../oauth/resources";
@@ -16,7 +16,7 @@ import { consoleSessionOf, sessionActor, sessionTokenIn } from "./session-creden
  * Who is calling, as authentication established it: the actor context the regions receive, less
  * what names one request (operation, method, path, target, request id, time).
  */
-export type Actor = Omit<ActorContext, "requestId" | "operationId" | "method" | "path" | "target" | "issuedAt">;
+export type Actor = Omit<ActorContext, "requestId" | "operationId" | "method" | "path" | "target" | "surface" | "issuedAt">;
 
 const bearerPattern = /^bearer ([^\s]+)$/i;
 
@@ -67,12 +67,6 @@ export function failedAuthentications(env: GatewayEnv, ip: string, defer?: Retur
 }
 
 /**
- * The surface a credential is presented to, each a protected resource of its own (RFC 8707): the
- * REST API (`<origin>/api/v1`) or the MCP endpoint (`<origin>/mcp`).
- */
-export type Surface = "api" | "mcp";
-
-/**
  * Authenticates the credential of a request (the `bearer` operations of the catalogue). Three kinds
  * resolve to the same `Actor`, so the steps after this one do not care which it was:
  *
@@ -89,6 +83,7 @@ export type Surface = "api" | "mcp";
 export async function authenticate(
   call: GatewayCall,
   request: OperationRequest,
+  /** Each surface is a protected resource of its own (RFC 8707): the REST API (`<origin>/api/v1`) or the MCP endpoint (`<origin>/mcp`). */
   surface: Surface = "api",
   now = Date.now(),
 ): Promise<Actor> {

@@ -115,7 +115,7 @@ async function checkLinkedRecords(db: Database, workspaceId: string, ids: string
     .where(and(inArray(records.id, ids), eq(records.workspaceId, workspaceId), isNull(records.deletedAt)));
   const known = new Set(found.map((row) => row.id));
   const problems = ids.flatMap((id, i) =>
-    known.has(id) ? [] : [{ path: `body.linkedRecordIds.${i}`, message: "Not a record of the workspace" }],
+    known.has(id) ? [] : [{ path: `linkedRecordIds.${i}`, message: "Not a record of the workspace" }],
   );
   if (problems.length > 0) throw new ApiError("invalid_request", "Linked records must be records of the workspace", problems);
 }
@@ -146,7 +146,7 @@ export async function updateConversationOf(
       await Promise.all([
         checkAssignees(db, row.workspaceId, assigneeUserIds ?? []),
         checkLinkedRecords(db, row.workspaceId, linkedRecordIds ?? []),
-        checkTags(db, row.workspaceId, tagIds ?? [], "body.tagIds"),
+        checkTags(db, row.workspaceId, tagIds ?? [], "tagIds"),
       ]);
       const updatedAt = nextUpdatedAt(row);
       const statements: BatchItem<"sqlite">[] = [];

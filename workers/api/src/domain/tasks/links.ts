@@ -21,7 +21,7 @@ export async function checkAssignees(
     .where(and(eq(workspaceMembers.workspaceId, workspaceId), inArray(workspaceMembers.userId, userIds)));
   const members = new Set(found.map((row) => row.userId));
   const problems = userIds.flatMap((id, i) =>
-    members.has(id) ? [] : [{ path: `body.${property}.${i}`, message: "Not a member of the workspace" }],
+    members.has(id) ? [] : [{ path: `${property}.${i}`, message: "Not a member of the workspace" }],
   );
   if (problems.length > 0) throw new ApiError("invalid_request", "The users named must be members of the workspace", problems);
 }
@@ -39,7 +39,7 @@ export async function linkedConversation(db: Database, workspaceId: string, acce
     .where(and(eq(conversations.id, conversationId), eq(conversations.workspaceId, workspaceId)));
   if (!conversation || (access.inboxAccess !== "all" && !conversation.hasLinkedRecords)) {
     throw new ApiError("not_found", "Conversation not found", [
-      { path: "body.conversationId", message: "No conversation of this workspace that you can see has this id" },
+      { path: "conversationId", message: "No conversation of this workspace that you can see has this id" },
     ]);
   }
   return {

@@ -31,7 +31,7 @@ export function safeUrl(url: string, env: Pick<RegionEnv, "WEBHOOKS_ALLOW_LOOPBA
   const verdict = checkWebhookUrl(url, env.WEBHOOKS_ALLOW_LOOPBACK === "true");
   if (!verdict.ok)
     throw new ApiError("invalid_request", `The webhook URL is refused: ${verdict.reason}`, [
-      { path: "body.url", message: verdict.reason },
+      { path: "url", message: verdict.reason },
     ]);
   return verdict.url;
 }
@@ -46,7 +46,7 @@ export async function checkObjectTypeIds(db: Database, workspaceId: string, ids:
   const own = await db.select({ id: objectTypes.id }).from(objectTypes).where(eq(objectTypes.workspaceId, workspaceId));
   const known = new Set(own.map((objectType) => objectType.id));
   const problems = ids.flatMap((id, i) =>
-    known.has(id) ? [] : [{ path: `body.objectTypeIds.${i}`, message: "Not an object type of this workspace" }],
+    known.has(id) ? [] : [{ path: `objectTypeIds.${i}`, message: "Not an object type of this workspace" }],
   );
   if (problems.length > 0)
     throw new ApiError(
