@@ -394,6 +394,12 @@ export const changelog: Release[] = [
         routes: ["POST /records/batch", "POST /mcp"],
       },
       {
+        category: "addition",
+        summary:
+          "The OpenAPI document (and the docs page) shows a realistic example for every property of its schemas: ids in the API's format, names, addresses, subjects and times a client would see, each error status with its first code's message; no `\"string\"` placeholders, and every example is a value its own schema accepts.",
+        routes: ["GET /openapi.json", "GET /docs"],
+      },
+      {
         category: "behaviour_change",
         summary:
           "`contains`, `not_contains` and `starts_with` take any fragment on e-mail, phone, URL and domain fields (`@example.org`, `555`), in record queries, views and the MCP tool.",

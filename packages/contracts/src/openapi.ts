@@ -3,6 +3,7 @@ import { apiIntroduction } from "./api-introduction";
 import { catalogue } from "./catalogue";
 import { tagDescriptions } from "./operation";
 import { responseHeaders } from "./responses";
+import { withPropertyExamples } from "./schema-examples";
 import { scopeDescriptions } from "./scopes";
 
 export const apiVersion = "1.0.0";
@@ -89,5 +90,5 @@ export function openApiDocument(origin: string) {
   // OpenAPI 3.1 licence by SPDX identifier (the generator's config type predates the field).
   document.info.license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
   document.info.contact = { name: "API reference and support", url: `${origin}/api/v1/docs` };
-  return document;
+  return withPropertyExamples(document);
 }
