@@ -139,6 +139,7 @@ describe("the regional Worker trusts only the gateway", () => {
       method: "GET",
       path: "/workspaces",
       target: "/api/v1/workspaces",
+      surface: "api",
       issuedAt: Date.now(),
       ...overrides,
     };

@@ -692,4 +692,44 @@ describe("paging while replies arrive", () => {
     expect(new Set(seen).size).toBe(seen.length);
     expect(new Set(seen)).toEqual(new Set(stored.map((entry) => entry.conversationId)));
   });
+
+  it("never skips a conversation of a record that existed when the walk began (GET /records/{id}/conversations)", async () => {
+    const workspace = await inboxWorkspace();
+    const from = { email: "ada@customer.example", name: "Ada" };
+    const person = await addPerson(workspace.key, workspace.workspaceId, "Ada", from.email);
+    const stored: { conversationId: string; messageId: string }[] = [];
+    for (let i = 0; i < 50; i++) {
+      await nextArrival();
+      const messageId = `<record-walk-${i}@mail.test>`;
+      const { conversationId } = await storeMessage(
+        workspace.db,
+        inboundMessage(workspace.mailbox, { subject: `Record walk ${i}`, messageId, from }),
+      );
+      stored.push({ conversationId, messageId });
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let replies = 0;
+    do {
+      const query: string = cursor ? `?limit=4&cursor=${encodeURIComponent(cursor)}` : "?limit=4";
+      const page: Page<Conversation> = await expectStatus<Page<Conversation>>(200, `/records/${person}/conversations${query}`, {
+        key: workspace.key,
+      });
+      seen.push(...page.data.map((conversation) => conversation.id));
+      cursor = page.pagination.cursor;
+      // Replies to the two oldest conversations not served yet: each moves ahead of the cursor.
+      for (const target of stored.filter((entry) => !seen.includes(entry.conversationId)).slice(0, 2)) {
+        await nextArrival();
+        await storeMessage(
+          workspace.db,
+          inboundMessage(workspace.mailbox, { inReplyTo: target.messageId, from, text: "A reply" }),
+        );
+        replies++;
+      }
+      await storeMessage(workspace.db, inboundMessage(workspace.mailbox, { subject: "Started meanwhile", from }));
+    } while (cursor);
+    expect(replies).toBeGreaterThan(10);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(new Set(seen)).toEqual(new Set(stored.map((entry) => entry.conversationId)));
+  });
 });

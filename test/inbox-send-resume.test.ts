@@ -38,6 +38,7 @@ describe("a compose to three recipients whose second send fails", () => {
       method: "POST",
       path: "/inbox/conversations",
       target: "/api/v1/inbox/conversations",
+      surface: "api",
       issuedAt: Date.now(),
     } satisfies ActorContext;
     // The people a response shows come from the gateway under test, as the region asks it.

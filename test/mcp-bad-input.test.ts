@@ -1,6 +1,7 @@
+import type { ErrorBody } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
 import { inboxWorkspace } from "./inbox";
-import { gatewayFetch, jsonRpcMessage, rawMcp, rawToolCall, resultText } from "./mcp";
+import { gatewayFetch, jsonRpcMessage, rawMcp, rawToolCall, resultText, structured, toolError } from "./mcp";
 import { call, cast } from "./stack";
 
 /**
@@ -111,6 +112,26 @@ describe("bad arguments: tool results with isError, nothing written", () => {
     // The argument as the tool takes it: no `body.` of the REST request the tool makes.
     expect(error.details.map((detail) => detail.path)).toContain("fields.no_such_field");
     expect(error.details.every((detail) => !/^(body|query|path)\./.test(detail.path))).toBe(true);
+    expect(await count()).toBe(0);
+  });
+
+  it("domain errors name the tool's arguments where REST names the request part, a batch's items and its matchingField too", async () => {
+    const { key, peopleId, count } = await people();
+    const paths = (details: { path: string }[] | undefined) => details?.map((detail) => detail.path);
+    const create = { objectTypeId: peopleId, operation: "create", records: [{ fields: { name: "Ada", no_such_field: 1 } }] };
+    const viaTool = await rawToolCall(key, "records_batch", { ...create, idempotencyKey: crypto.randomUUID() });
+    const toolItems = structured<{ results: { error?: { details?: { path: string }[] } }[] }>(viaTool).results;
+    expect(paths(toolItems[0]?.error?.details)).toEqual(["fields.no_such_field"]);
+    const viaRest = await call("/records/batch", { method: "POST", key, json: create });
+    const restItems = ((await viaRest.json()) as { results: { error?: { details?: { path: string }[] } }[] }).results;
+    expect(paths(restItems[0]?.error?.details)).toEqual(["body.fields.no_such_field"]);
+
+    // `name` is not unique: refused whole, naming the batch's own `matchingField` (its body's, not a query's).
+    const upsert = { objectTypeId: peopleId, operation: "upsert", matchingField: "name", records: [{ fields: { name: "Ada" } }] };
+    const toolUpsert = await rawToolCall(key, "records_batch", { ...upsert, idempotencyKey: crypto.randomUUID() });
+    expect(paths(toolError(toolUpsert).error.details as { path: string }[])).toEqual(["matchingField"]);
+    const restUpsert = await call("/records/batch", { method: "POST", key, json: upsert });
+    expect(paths(((await restUpsert.json()) as ErrorBody).error.details as { path: string }[])).toEqual(["body.matchingField"]);
     expect(await count()).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import { catalogue, conditionalReadOf, type Operation, openApiDocument } from "@crm/contracts";
+import { catalogue, conditionalReadOf, inputNaming, type Operation, openApiDocument } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
 import { clients } from "./mcp";
 import { cast } from "./stack";
@@ -88,6 +88,24 @@ for (const [name, connect] of Object.entries(clients)) {
     });
   });
 }
+
+describe("invalid inputs as each surface names them", () => {
+  it("REST names each argument by the part of the request the document puts it in; a tool names the argument itself", () => {
+    const paths = document.paths as Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
+    for (const operation of catalogue as readonly Operation[]) {
+      const rest = inputNaming("api", operation);
+      const parameters = (paths[operation.path]?.[operation.method]?.parameters ?? []).filter((parameter) => parameter.name);
+      for (const name of routeArguments(operation)) {
+        const part = parameters.find((parameter) => parameter.name === name)?.in ?? "body";
+        expect(rest({ path: `${name}.0`, message: "" }), operation.operationId).toBe(`${part}.${name}.0`);
+        expect(inputNaming("mcp", operation)({ path: `${name}.0`, message: "" })).toBe(`${name}.0`);
+      }
+      // What no operation declares (a stored draft's `draft.to`) is no input of the request: named as it is.
+      expect(rest({ path: "draft.to", message: "" })).toBe("draft.to");
+      expect(rest({ path: "", in: "body", message: "" })).toBe("body");
+    }
+  });
+});
 
 describe("tool schemas", () => {
   it("are typed as a caller means the values: query integers are integers, required as the route requires", async () => {

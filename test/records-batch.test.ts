@@ -149,7 +149,8 @@ describe("POST /records/batch", () => {
       [{ objectTypeId: workspace.peopleId, operation: "create", records: "Ada" }, "body.records"],
       [
         { objectTypeId: workspace.peopleId, operation: "upsert", matchingField: "name", records: [record] },
-        "query.matchingField",
+        // The batch carries matchingField in its body (PUT /records takes it in the query).
+        "body.matchingField",
       ],
     ] as const) {
       const response = await batch(workspace, body as Record<string, unknown>);

@@ -84,6 +84,9 @@ describe("the API reference page", () => {
     await page.getByRole("link", { name: "List workspaces" }).first().click();
     // Its response is `{ data: [$ref Workspace] }`: the example shows the component's own properties.
     await page.getByText('"isInheritedAccess"').first().waitFor({ state: "attached" });
+    // Realistic examples, never the `"string"` placeholder (issue 26 point 13): the document's own.
+    await page.getByText('"Pipeline and customer conversations of the sales team"').first().waitFor({ state: "attached" });
+    expect(await page.getByText('"string"', { exact: true }).count()).toBe(0);
     await page
       .getByRole("button", { name: /Test Request.*get \/workspaces/ })
       .first()

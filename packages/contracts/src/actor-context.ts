@@ -1,5 +1,6 @@
 // With its extension: Node runs this file as it is (wrangler-template.ts imports it).
 import { fromBase64Url, toBase64Url } from "./base64.ts";
+import type { Surface } from "./input-paths";
 import type { Scope } from "./scopes";
 
 /** The regions an organization's data can live in; each runs its own regional Worker and D1. */
@@ -36,6 +37,8 @@ export interface ActorContext {
   path: string;
   /** Path and query of the request as sent to the region, e.g. `/api/v1/records/rec_…?x=1`. */
   target: string;
+  /** The surface the operation was called through: it names invalid inputs its way (`input-paths.ts`). */
+  surface: Surface;
   issuedAt: number;
 }
 

@@ -33,4 +33,4 @@ Subscribe with \`POST /webhooks\` to the event types of \`GET /webhooks/event-ty
 
 ## MCP
 
-The same API is an MCP server at \`<origin>/mcp\` (Streamable HTTP): every operation that takes a bearer token is a tool with the same arguments, scopes, limits and costs. Give an MCP client the URL and an API key, or let it sign in with OAuth. Sending tools answer with a preview unless called with \`sendMode: "send"\`.`;
+The same API is an MCP server at \`<origin>/mcp\` (Streamable HTTP): every operation that takes a bearer token is a tool with the same arguments, scopes, limits and costs. Give an MCP client the URL and an API key, or let it sign in with OAuth. Sending tools answer with a preview unless called with \`sendMode: "send"\`. A tool's error names each invalid argument as the tool takes it (\`fields.email\`, \`limit\`), where the REST API names where it travelled (\`body.fields.email\`, \`query.limit\`).`;

@@ -390,6 +390,24 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          "Paging `GET /records/{recordId}/conversations` while messages arrive skips nothing either, in the same way: the cursor carries the time of the first page, a conversation that moved is served once at its place then.",
+        routes: ["GET /records/{recordId}/conversations"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "Invalid inputs are named by each surface its own way from one source: the REST API by where the value travelled (`body.fields.email`, `query.limit`, `path.fieldDefinitionId`), an MCP tool by the argument itself (`fields.email`), now also in the item errors of `records_batch`. `POST /records/batch` names a matchingField that is not a unique field `body.matchingField` (was `query.matchingField`: the batch takes it in its body).",
+        routes: ["POST /records/batch", "POST /mcp"],
+      },
+      {
+        category: "addition",
+        summary:
+          "The OpenAPI document (and the docs page) shows a realistic example for every property of its schemas: ids in the API's format, names, addresses, subjects and times a client would see, each error status with its first code's message; no `\"string\"` placeholders, and every example is a value its own schema accepts.",
+        routes: ["GET /openapi.json", "GET /docs"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "`contains`, `not_contains` and `starts_with` take any fragment on e-mail, phone, URL and domain fields (`@example.org`, `555`), in record queries, views and the MCP tool.",
         routes: ["POST /records/query", "POST /crm/objects/{objectTypeId}/views"],
       },

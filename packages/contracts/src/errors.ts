@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { type InputNaming, namedDetails } from "./input-paths";
 
 /** Every machine-readable error code of the public API, with the HTTP status it travels with. */
 export const errorStatus = {
@@ -71,13 +72,18 @@ export const errorBodySchema = z
 
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
-export function errorBody(error: ApiError, requestId: string): ErrorBody {
+/**
+ * The envelope of an error as a surface answers it: invalid inputs in `details` named as `naming`
+ * says (the REST API by where each travelled, `body.fields.email`; by default, and for MCP tools,
+ * the input's own path, `fields.email`).
+ */
+export function errorBody(error: ApiError, requestId: string, naming?: InputNaming): ErrorBody {
   return {
     error: {
       code: error.code,
       message: error.message,
       requestId,
-      ...(error.details === undefined ? {} : { details: error.details }),
+      ...(error.details === undefined ? {} : { details: namedDetails(error.details, naming) }),
       ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
     },
   };

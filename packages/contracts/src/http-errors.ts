@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { routePath } from "hono/route";
 import { logUnexpectedError } from "./error-log";
 import { ApiError, type ErrorCode, errorBody } from "./errors";
+import { type InvalidInput, inputNaming, type RequestPart } from "./input-paths";
 import { illFormedStringPaths } from "./strings";
 import { uniqueViolation } from "./unique-violation";
 
@@ -51,16 +52,17 @@ export function toApiError(error: unknown): ApiError {
 
 /**
  * The single error hook of both Workers: every failure leaves in the same envelope with the
- * request id of the `X-Request-Id` header. Unexpected errors are logged without the values they
+ * request id of the `X-Request-Id` header, its invalid inputs named as the surface that called
+ * names them (`naming`; REST by default). Unexpected errors are logged without the values they
  * quote, never shown.
  */
-export function respondWithError(error: unknown, c: Context, requestId: string): Response {
+export function respondWithError(error: unknown, c: Context, requestId: string, naming = inputNaming("api")): Response {
   const apiError = toApiError(error);
   if (apiError.code === "internal_error" && error !== apiError) {
     // The last matched route is the operation's own (`/api/v1/records/:recordId`), not the path with its ids.
     logUnexpectedError(error, { requestId, route: `${c.req.method} ${routePath(c, -1)}`, code: apiError.code });
   }
-  return c.json(errorBody(apiError, requestId), apiError.status, { ...apiError.headers, "x-request-id": requestId });
+  return c.json(errorBody(apiError, requestId, naming), apiError.status, { ...apiError.headers, "x-request-id": requestId });
 }
 
 interface ValidationIssue {
@@ -83,30 +85,38 @@ interface ValidationSuccess {
   data?: unknown;
 }
 
-/** Where a value came from, as a client calls it. */
-const targetNames: Record<string, string> = { json: "body", query: "query", param: "path", header: "header", cookie: "cookie" };
+/** The part of the request a validator reads. */
+const targetParts: Record<string, RequestPart> = {
+  json: "body",
+  query: "query",
+  param: "path",
+  header: "header",
+  cookie: "cookie",
+};
 
 /**
  * zod-openapi `defaultHook`, run on every validated part of every request (path, query, body) in
  * both Workers: a failed validation becomes 400 `invalid_request` with one detail per problem,
- * `path` naming the value (`body.fields.email`, `query.limit`); an unknown property is named
- * itself (`body.isSystem`). Strings that are not well-formed Unicode (a lone surrogate) are
- * refused here too, whatever the schema says, so no field can store one.
+ * `path` naming the value in the input (`fields.email`, `limit`) and `in` the part it came in, so
+ * the REST API answers `body.fields.email`, `query.limit`; an unknown property is named itself
+ * (`body.isSystem`). Strings that are not well-formed Unicode (a lone surrogate) are refused here
+ * too, whatever the schema says, so no field can store one.
  */
 export function validationHook(result: ValidationSuccess | ValidationFailure): void {
-  const target = targetNames[result.target] ?? result.target;
-  const illFormed = illFormedStringPaths(result.data, target).map((path) => ({
+  const part = targetParts[result.target] as RequestPart;
+  const illFormed: InvalidInput[] = illFormedStringPaths(result.data, "").map((path) => ({
     path,
     message: "Not well-formed Unicode (a lone UTF-16 surrogate)",
+    in: part,
   }));
-  const invalid = result.success
+  const invalid: InvalidInput[] = result.success
     ? []
     : result.error.issues.flatMap((issue) => {
-        const path = [target, ...issue.path.map(String)];
+        const path = issue.path.map(String);
         if (issue.code === "unrecognized_keys" && issue.keys?.length) {
-          return issue.keys.map((key) => ({ path: [...path, key].join("."), message: "Unknown property" }));
+          return issue.keys.map((key) => ({ path: [...path, key].join("."), message: "Unknown property", in: part }));
         }
-        return [{ path: path.join("."), message: issue.message }];
+        return [{ path: path.join("."), message: issue.message, in: part }];
       });
   const details = [...invalid, ...illFormed];
   if (details.length > 0) throw new ApiError("invalid_request", "The request is not valid; see details.", details);

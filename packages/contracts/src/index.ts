@@ -11,6 +11,7 @@ export * from "./errors";
 export * from "./events";
 export * from "./http-errors";
 export * from "./ids";
+export * from "./input-paths";
 export * from "./internal-request";
 export * from "./openapi";
 export * from "./operation";

@@ -3,6 +3,7 @@ import { apiIntroduction } from "./api-introduction";
 import { catalogue } from "./catalogue";
 import { tagDescriptions } from "./operation";
 import { responseHeaders } from "./responses";
+import { withPropertyExamples } from "./schema-examples";
 import { scopeDescriptions } from "./scopes";
 
 export const apiVersion = "1.0.0";
@@ -99,7 +100,7 @@ export function openApiTemplate() {
   }
   // OpenAPI 3.1 licence by SPDX identifier (the generator's config type predates the field).
   document.info.license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
-  return document;
+  return withPropertyExamples(document);
 }
 
 /**

@@ -7,8 +7,12 @@ export const cursorSchema = z.string().min(1).max(maxCursorLength);
 
 export const paginationSchema = z
   .object({
-    cursor: cursorSchema.nullable().openapi({ description: "Continue token; null when there is nothing further." }),
-    hasMore: z.boolean(),
+    cursor: cursorSchema.nullable().openapi({
+      description: "Continue token; null when there is nothing further.",
+      // Only in answers: a request's cursor is one the service issued, so its parameter shows none to send.
+      example: "eyJwIjpbMTc2NDAwMDAwMDAwMCwiY252XzAxamQ1cTBtNHg4cjJ3M3k2ejdhOWIiXX0.k3Jd9Qe",
+    }),
+    hasMore: z.boolean().openapi({ example: true }),
   })
   .openapi("Pagination");
 

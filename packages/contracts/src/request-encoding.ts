@@ -47,7 +47,7 @@ export const jsonRequestBody: MiddlewareHandler = async (c, next) => {
     assertUtf8Body(bytes);
     if (jsonNestingExceeds(new TextDecoder().decode(bytes))) {
       throw new ApiError("invalid_request", "The request is not valid; see details.", [
-        { path: "body", message: `JSON nested deeper than ${maxJsonDepth} levels` },
+        { path: "", in: "body", message: `JSON nested deeper than ${maxJsonDepth} levels` },
       ]);
     }
   } else if (isJson) {
@@ -73,7 +73,7 @@ export const wellFormedQuery: MiddlewareHandler = async (c, next) => {
     .slice(1)
     .split("&")
     .filter((pair) => pair.length > 0 && decoded(pair.replaceAll("=", "")) === null)
-    .map((pair) => ({ path: `query.${decoded(pair.split("=")[0] ?? "") ?? "?"}`, message: "Not valid UTF-8" }));
+    .map((pair) => ({ path: decoded(pair.split("=")[0] ?? "") ?? "?", in: "query" as const, message: "Not valid UTF-8" }));
   if (invalid.length > 0) throw new ApiError("invalid_request", "The request is not valid; see details.", invalid);
   await next();
 };

@@ -107,6 +107,46 @@ const headersForStatus = (status: number) => {
   return headerRefs("X-Request-Id");
 };
 
+/** What each error code says, as the service words it: the example of every error answer. */
+const exampleErrors: Record<ErrorCode, { message: string; details?: unknown; retryAfterMs?: number }> = {
+  invalid_request: {
+    message: "The request is not valid; see details.",
+    details: [{ path: "body.fields.email", message: "Expected an e-mail address" }],
+  },
+  invalid_cursor: { message: "The cursor is not one of this list's" },
+  invalid_idempotency_key: { message: "Idempotency-Key must be 1 to 200 characters long" },
+  organization_required: {
+    message: "Name the organization to act in with X-Service-Organization-Id",
+    details: [{ id: "org_01jd5q0m4x8r2w3y6z7a9b", name: "Acme Inc." }],
+  },
+  organization_mismatch: { message: "X-Service-Organization-Id names an organization this credential cannot act in" },
+  unauthorized: { message: "Missing or invalid credential" },
+  invalid_token: { message: "The access token has expired" },
+  insufficient_scope: {
+    message: "This credential lacks the scope crm:records:write",
+    details: { requiredScope: "crm:records:write" },
+  },
+  workspace_forbidden: { message: "This key is limited to other workspaces" },
+  forbidden: { message: "Members and above may do this" },
+  not_found: { message: "Record not found" },
+  method_not_allowed: { message: "DELETE is not allowed here; use GET, PATCH" },
+  identity_conflict: { message: "Another record of this object type holds the same email" },
+  idempotency_key_in_use: { message: "A request with this Idempotency-Key is still in flight; retry later" },
+  source_managed_task: { message: "This task is managed by its source and cannot be changed here" },
+  system_resource: { message: "System object types cannot be deleted" },
+  conflict: { message: "Another object type has the same slug in the same workspace" },
+  recipient_unsubscribed: { message: "ada@example.com unsubscribed from this mailbox" },
+  webhook_disabled: { message: "The webhook is disabled; enable it first" },
+  delivery_pending: { message: "The delivery is still being attempted" },
+  route_removed: { message: "GET /record-email-attachment-download was removed from the API; see the change log" },
+  precondition_failed: { message: "The resource changed since the version If-Match names" },
+  payload_too_large: { message: "The request body is larger than 1 MiB" },
+  unsupported_media_type: { message: "Send the request body as application/json" },
+  idempotency_key_reused: { message: "This Idempotency-Key was used for a different request" },
+  rate_limited: { message: "Rate limit reached for this API key; retry later", retryAfterMs: 1200 },
+  internal_error: { message: "Internal error" },
+};
+
 /** The envelope's fields but its code: one set of schemas for every operation's errors. */
 const errorFields = {
   message: z.string().max(2_000),
@@ -126,8 +166,13 @@ const errorFields = {
 
 const errorBodies = new Map<string, ReturnType<typeof newErrorBody>>();
 
+/** The envelope of the given codes, its first code as the example. */
 const newErrorBody = (codes: [ErrorCode, ...ErrorCode[]]) =>
-  z.object({ error: z.object({ code: z.enum(codes), ...errorFields }) });
+  z.object({
+    error: z
+      .object({ code: z.enum(codes), ...errorFields })
+      .openapi({ example: { code: codes[0], requestId: "req_01jd5q0m4x8r2w3y6z7a9b", ...exampleErrors[codes[0]] } }),
+  });
 
 /**
  * The error envelope with `code` limited to the given codes (all of one status), made once per list

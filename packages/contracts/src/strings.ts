@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "./errors";
+import { inputPath } from "./input-paths";
 
 /**
  * Strings as they enter the API. JSON can carry a lone UTF-16 surrogate (`"\ud800"`), which no
@@ -8,9 +9,9 @@ import { ApiError } from "./errors";
  */
 
 /**
- * Paths (`body.fields.name`) of the strings and property names in `value` that are not well-formed
- * Unicode. An explicit stack, not recursion: a value nested at any depth is walked without
- * exhausting the call stack.
+ * Paths (`fields.name` under `""`, `body.fields.name` under `"body"`) of the strings and property
+ * names in `value` that are not well-formed Unicode. An explicit stack, not recursion: a value
+ * nested at any depth is walked without exhausting the call stack.
  */
 export function illFormedStringPaths(value: unknown, path: string): string[] {
   const found: string[] = [];
@@ -22,11 +23,11 @@ export function illFormedStringPaths(value: unknown, path: string): string[] {
     else if (typeof item === "string") {
       if (!item.isWellFormed()) found.push(at);
     } else if (Array.isArray(item)) {
-      for (let index = item.length - 1; index >= 0; index--) pending.push([item[index], `${at}.${index}`]);
+      for (let index = item.length - 1; index >= 0; index--) pending.push([item[index], inputPath(at, index)]);
     } else if (item !== null && typeof item === "object") {
       for (const [key, child] of Object.entries(item).reverse()) {
-        pending.push([child, `${at}.${key}`]);
-        if (!key.isWellFormed()) pending.push([null, `${at}.${key.toWellFormed()}`, "found"]);
+        pending.push([child, inputPath(at, key)]);
+        if (!key.isWellFormed()) pending.push([null, inputPath(at, key.toWellFormed()), "found"]);
       }
     }
   }
@@ -44,7 +45,7 @@ export function assertUtf8Body(bytes: ArrayBuffer): void {
     strictUtf8.decode(bytes);
   } catch {
     throw new ApiError("invalid_request", "The request is not valid; see details.", [
-      { path: "body", message: "Not valid UTF-8" },
+      { path: "", in: "body", message: "Not valid UTF-8" },
     ]);
   }
 }

@@ -2,6 +2,7 @@ import {
   ApiError,
   actorContextHeader,
   catalogue,
+  inputNaming,
   jsonRequestBody,
   type Operation,
   respondWithError,
@@ -47,6 +48,7 @@ const gatewayContext =
     });
     if (!actor) throw new ApiError("unauthorized", "Requests must come through the API gateway");
     c.set("actor", actor);
+    c.set("inputNaming", inputNaming(actor.surface, operation));
     c.set("requestId", actor.requestId);
     useShard(c, actor.shard);
     await next();
@@ -112,6 +114,6 @@ export function createApp(devRoutes?: Hono<AppEnv>) {
   app.route("/__internal", internalRoutes);
 
   app.notFound((c) => respondWithError(new ApiError("not_found", "No such route"), c, c.var.requestId));
-  app.onError((error, c) => respondWithError(error, c, c.var.requestId ?? newId("req")));
+  app.onError((error, c) => respondWithError(error, c, c.var.requestId ?? newId("req"), c.var.inputNaming));
   return app;
 }

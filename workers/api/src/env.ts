@@ -1,4 +1,4 @@
-import type { ActorContext } from "@crm/contracts";
+import type { ActorContext, InputNaming } from "@crm/contracts";
 import type { RegionBindings } from "./bindings";
 import type { Database } from "./database";
 import type { Directory } from "./directory";
@@ -25,6 +25,8 @@ export interface RegionVariables {
   /** The shard the request's organization lives in, as the gateway signed it, and its database. */
   shard: number;
   db: Database;
+  /** How the surface that called names invalid inputs in errors (`body.fields.email` on REST, `fields.email` for MCP). */
+  inputNaming?: InputNaming;
   /** Signs list cursors (`CURSOR_SECRET`). */
   cursorSecret: string;
   /** The organization's people (names, addresses, agents), asked of the gateway: see `directory.ts`. */

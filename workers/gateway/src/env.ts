@@ -1,4 +1,4 @@
-import type { AuthKind, Region } from "@crm/contracts";
+import type { AuthKind, InputNaming, Region } from "@crm/contracts";
 import type { RateLimiter } from "@crm/rate-limiter";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { gatewayConfig } from "./config";
@@ -42,6 +42,8 @@ export interface GatewayVariables {
   controlDb: DrizzleD1Database;
   actor: Actor;
   requestFacts: RequestFacts;
+  /** How the surface that called one of the gateway's own operations names invalid inputs (`own-operations.ts`). */
+  inputNaming?: InputNaming;
 }
 
 export type GatewayAppEnv = { Bindings: GatewayEnv; Variables: GatewayVariables };

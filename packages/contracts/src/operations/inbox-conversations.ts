@@ -20,11 +20,15 @@ const queryBoolean = (name: string, description: string) =>
 const accessNote =
   "Members whose inbox access is `record_read` or `record_reply` see only conversations linked to a record; the others are 404 to them and absent from lists.";
 
+/** How a walk through a conversation list sees conversations that move (a new message) while it pages. */
+const walkNote =
+  "A walk through the pages keeps the order it began with: the cursor carries the time of the first page, so a conversation that gets a message while you page is served once, at its place as of that time (never skipped), and conversations started meanwhile are not part of the walk; start again without `cursor` to see them and the new order.";
+
 export const listConversations = defineOperation({
   operationId: "listConversations",
   tag: "Inbox",
   summary: "List or search the conversations of a workspace",
-  description: `Newest first, by \`(lastMessageAtMs desc, id desc)\`: when the latest message arrived or was sent here. A walk through the pages keeps the order it began with: the cursor carries the time of the first page, so a conversation that gets a message while you page is served once, at its place as of that time (never skipped), and conversations started meanwhile are not part of the walk; start again without \`cursor\` to see them and the new order. \`q\` searches subjects, message texts, attendee names and addresses and the conversation's comments (every word, as a prefix); \`tagIds\` keeps conversations with any of the tags; \`viewId\` applies an inbox view's filter, and the other parameters narrow it further. ${accessNote}`,
+  description: `Newest first, by \`(lastMessageAtMs desc, id desc)\`: when the latest message arrived or was sent here. ${walkNote} \`q\` searches subjects, message texts, attendee names and addresses and the conversation's comments (every word, as a prefix); \`tagIds\` keeps conversations with any of the tags; \`viewId\` applies an inbox view's filter, and the other parameters narrow it further. ${accessNote}`,
   scope: "inbox:read",
   costUnits: costUnits.read,
   mcpTool: "inbox_conversations_list",
@@ -105,7 +109,7 @@ export const listRecordConversations = defineOperation({
   operationId: "listRecordConversations",
   tag: "Inbox",
   summary: "List the conversations linked to a record",
-  description: "Newest first, by `(lastMessageAtMs desc, id desc)`; links made by hand and by attendee matching.",
+  description: `Newest first, by \`(lastMessageAtMs desc, id desc)\`: when the latest message arrived or was sent here. ${walkNote} Links made by hand and by attendee matching.`,
   scope: "inbox:read",
   costUnits: costUnits.read,
   mcpTool: "inbox_conversations_list_for_record",

@@ -14,7 +14,7 @@ import { contextSecret, type GatewayEnv, regionService } from "../env";
 
 const invalidLink = () =>
   new ApiError("invalid_request", "This unsubscribe link is invalid or has expired", [
-    { path: "query.token", message: "Invalid or expired" },
+    { path: "token", message: "Invalid or expired" },
   ]);
 
 /** The link a token names; an invalid, forged or expired one is a 400 naming the parameter. */

@@ -56,32 +56,16 @@ function operationRequest(caller: McpCaller, tool: RouteTool, args: ToolArgument
     headers,
     // A TextEncoder's bytes are always a fresh ArrayBuffer, never a shared one.
     body: hasBody ? (encoder.encode(JSON.stringify(body)).buffer as ArrayBuffer) : null,
+    // The operation's errors then name the tool's arguments, not where the request carried them.
+    surface: "mcp",
   };
 }
 
-/**
- * A detail's path as this surface names it. The REST surface names where a value travelled
- * (`body.fields.email`, `query.limit`, `path.recordId`); a tool takes path, query and body as one
- * object of arguments, so its callers are told the argument itself (`fields.email`, `limit`).
- */
-export const argumentPath = (path: string) => path.replace(/^(body|query|path)(\.|$)/, "") || "arguments";
-
-/** An API failure as a tool result: the REST error body, its paths the tool's arguments, for the model to act on. */
-function errorResult(body: ErrorBody | unknown): CallToolResult {
-  const error = (body as Partial<ErrorBody>).error;
-  const named =
-    error && Array.isArray(error.details)
-      ? {
-          error: {
-            ...error,
-            details: error.details.map((detail) =>
-              typeof detail?.path === "string" ? { ...detail, path: argumentPath(detail.path) } : detail,
-            ),
-          },
-        }
-      : body;
-  return { content: [{ type: "text", text: JSON.stringify(named) }], isError: true };
-}
+/** An API failure as a tool result: the error body, its paths the tool's own arguments (`fields.email`), for the model to act on. */
+const errorResult = (body: ErrorBody | unknown): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(body) }],
+  isError: true,
+});
 
 /** A JSON answer as a tool result; the resource's `ETag`, when it has one, in `_meta.etag` for a later `ifMatch`. */
 const jsonResult = (body: Record<string, unknown>, etag: string | null = null): CallToolResult => ({

@@ -5,4 +5,4 @@ import type { ActorContext } from "@crm/contracts";
  * what names one request (operation, method, path, target, request id, time). Its own module, below
  * every step and the gateway's environment, which all name it.
  */
-export type Actor = Omit<ActorContext, "requestId" | "operationId" | "method" | "path" | "target" | "issuedAt">;
+export type Actor = Omit<ActorContext, "requestId" | "operationId" | "method" | "path" | "target" | "surface" | "issuedAt">;

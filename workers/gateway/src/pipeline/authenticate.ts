@@ -1,4 +1,4 @@
-import { ApiError } from "@crm/contracts";
+import { ApiError, type Surface } from "@crm/contracts";
 import { admit, anonymousTrafficWindow, ipWindow } from "@crm/rate-limiter";
 import { gatewayConfig } from "../config";
 import type { GatewayEnv } from "../env";
@@ -63,12 +63,6 @@ export function failedAuthentications(env: GatewayEnv, ip: string, defer?: Retur
 }
 
 /**
- * The surface a credential is presented to, each a protected resource of its own (RFC 8707): the
- * REST API (`<origin>/api/v1`) or the MCP endpoint (`<origin>/mcp`).
- */
-export type Surface = "api" | "mcp";
-
-/**
  * Authenticates the credential of a request (the `bearer` operations of the catalogue). Three kinds
  * resolve to the same `Actor`, so the steps after this one do not care which it was:
  *
@@ -85,6 +79,7 @@ export type Surface = "api" | "mcp";
 export async function authenticate(
   call: GatewayCall,
   request: OperationRequest,
+  /** Each surface is a protected resource of its own (RFC 8707): the REST API (`<origin>/api/v1`) or the MCP endpoint (`<origin>/mcp`). */
   surface: Surface = "api",
   now = Date.now(),
 ): Promise<Actor> {

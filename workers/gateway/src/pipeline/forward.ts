@@ -26,6 +26,7 @@ export async function forwardToRegion(
     method: request.method,
     path: operation.path,
     target,
+    surface: request.surface ?? "api",
     issuedAt: Date.now(),
   };
   const headers = new Headers(request.headers);

@@ -36,7 +36,7 @@ export async function forwardSignedDelivery(
     throw new ApiError(
       "invalid_request",
       "The request is not valid; see details.",
-      unknown.map((name) => ({ path: `query.${name}`, message: "Unknown property" })),
+      unknown.map((name) => ({ path: name, in: "query" as const, message: "Unknown property" })),
     );
   const connectionId = connectionIdOf(request);
   const [route] = await call.controlDb

@@ -1,3 +1,4 @@
+import type { Surface } from "@crm/contracts";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { Context, ExecutionContext } from "hono";
 import type { GatewayAppEnv, GatewayEnv } from "../env";
@@ -35,6 +36,8 @@ export interface OperationRequest {
   headers: Headers;
   /** The body's bytes as received, forwarded untouched; null when the method has none. */
   body: ArrayBuffer | null;
+  /** The MCP endpoint's tool calls say `mcp`; every other request is the REST API's. */
+  surface?: Surface;
 }
 
 /** The client's address as Cloudflare's edge reports it; one shared bucket when it is missing. */

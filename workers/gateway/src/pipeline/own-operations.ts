@@ -1,12 +1,22 @@
-import { ApiError, catalogue, jsonRequestBody, respondWithError, validationHook, wellFormedQuery } from "@crm/contracts";
+import {
+  ApiError,
+  catalogue,
+  inputNaming,
+  jsonRequestBody,
+  respondWithError,
+  type Surface,
+  validationHook,
+  wellFormedQuery,
+} from "@crm/contracts";
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import type { GatewayAppEnv } from "../env";
 import { gatewayHandlers } from "../handlers";
 import type { Actor } from "./actor";
 import type { GatewayCall, OperationRequest } from "./operation-call";
 
 /** The call and actor of each request handed to the gateway's own handlers, for as long as it is served. */
-const callers = new WeakMap<Request, { call: GatewayCall; actor: Actor | null }>();
+const callers = new WeakMap<Request, { call: GatewayCall; actor: Actor | null; surface: Surface }>();
 
 /**
  * The operations the gateway serves itself (control-plane data such as the usage ledger), as one
@@ -32,18 +42,22 @@ for (const operation of catalogue) {
   const request = operation.route.request;
   const body = request && "body" in request ? request.body : undefined;
   const takesJson = body === undefined || "application/json" in body.content;
-  const middleware = takesJson ? [wellFormedQuery, jsonRequestBody] : [wellFormedQuery];
+  const named: MiddlewareHandler<GatewayAppEnv> = async (c, next) => {
+    c.set("inputNaming", inputNaming(callers.get(c.req.raw)?.surface ?? "api", operation));
+    await next();
+  };
+  const middleware = takesJson ? [named, wellFormedQuery, jsonRequestBody] : [named, wellFormedQuery];
   // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
   ownOperations.openapi({ ...operation.route, middleware }, handler as never);
 }
 ownOperations.notFound(() => {
   throw new ApiError("not_found", "No such route");
 });
-ownOperations.onError((error, c) => respondWithError(error, c, c.var.requestId));
+ownOperations.onError((error, c) => respondWithError(error, c, c.var.requestId, c.var.inputNaming));
 
 /** Serves an operation of the gateway's own handlers, in process: no HTTP round trip. */
 export function serveOwnOperation(call: GatewayCall, actor: Actor | null, request: OperationRequest): Promise<Response> {
   const own = new Request(request.url, { method: request.method, headers: request.headers, body: request.body });
-  callers.set(own, { call, actor });
+  callers.set(own, { call, actor, surface: request.surface ?? "api" });
   return Promise.resolve(ownOperations.fetch(own, call.env, call.executionCtx));
 }

@@ -26,12 +26,9 @@ export const getUsage: RouteHandler<(typeof operations.getUsage)["route"], Gatew
   const to = query.to ?? isoDay(Date.now());
   const from = query.from ?? isoDay(Date.parse(to) - 29 * dayMs);
   const days = (Date.parse(to) - Date.parse(from)) / dayMs + 1;
-  if (days < 1)
-    throw new ApiError("invalid_request", "`from` must not be after `to`", [{ path: "query.from", message: "After `to`" }]);
+  if (days < 1) throw new ApiError("invalid_request", "`from` must not be after `to`", [{ path: "from", message: "After `to`" }]);
   if (days > maxDays) {
-    throw new ApiError("invalid_request", `At most ${maxDays} days per request`, [
-      { path: "query.from", message: "Range too long" },
-    ]);
+    throw new ApiError("invalid_request", `At most ${maxDays} days per request`, [{ path: "from", message: "Range too long" }]);
   }
   const { tokenUsage } = control;
   const inRange = and(eq(tokenUsage.organizationId, c.var.actor.organizationId), between(tokenUsage.day, from, to));

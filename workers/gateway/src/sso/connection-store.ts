@@ -56,7 +56,7 @@ const domainsClaimed = (domains?: string[]) =>
   new ApiError(
     "conflict",
     "Another organization's SSO connection claims a domain of this push",
-    domains?.map((domain) => ({ path: "body.domains", message: `${domain} is claimed by another organization` })),
+    domains?.map((domain) => ({ path: "domains", in: "body" as const, message: `${domain} is claimed by another organization` })),
   );
 
 /**

@@ -11,6 +11,6 @@ export function sanitizedContent(field: string, html: string | undefined, plain:
     return { html: safe, plain: plain ?? plainTextOf(safe) };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    throw new ApiError(error.code, error.message, [{ path: `body.${field}`, message: error.message }]);
+    throw new ApiError(error.code, error.message, [{ path: field, message: error.message }]);
   }
 }

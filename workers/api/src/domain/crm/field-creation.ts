@@ -19,7 +19,7 @@ export async function createFieldOn(context: ServiceContext, objectTypeId: strin
   const { db } = context;
   const objectType = await loadObjectType(context, objectTypeId, "admin");
   const problems: { path: string; message: string }[] = [];
-  const problem = (path: string, message: string) => problems.push({ path: `body.${path}`, message });
+  const problem = (path: string, message: string) => problems.push({ path, message });
 
   const options = input.options ?? [];
   if (isChoiceType(input.type)) {

@@ -23,7 +23,7 @@ export async function createFieldOptionOn(
   const field = await loadField(context, fieldDefinitionId, "admin");
   if (!isChoiceType(field.type as FieldType)) {
     throw new ApiError("invalid_request", "Only select and multiselect fields have options", [
-      { path: "path.fieldDefinitionId", message: `A ${field.type} field` },
+      { path: "fieldDefinitionId", message: `A ${field.type} field` },
     ]);
   }
   const [[taken], [last]] = await Promise.all([
@@ -88,7 +88,7 @@ export async function updateFieldOptionOf(
     write: async ({ field, option }) => {
       if (changes.isActive === false && changes.isDefault === true) {
         throw new ApiError("invalid_request", "An inactive option cannot be the default", [
-          { path: "body.isDefault", message: "The option is being deactivated" },
+          { path: "isDefault", message: "The option is being deactivated" },
         ]);
       }
       const renamed = changes.value !== undefined && changes.value !== option.value;

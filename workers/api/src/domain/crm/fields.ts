@@ -90,7 +90,7 @@ export async function updateFieldOf(
       }
       if (changes.isUnique && !uniqueCapableTypes.has(type)) {
         throw new ApiError("invalid_request", "The field is not valid; see details.", [
-          { path: "body.isUnique", message: `${type} fields cannot be unique` },
+          { path: "isUnique", message: `${type} fields cannot be unique` },
         ]);
       }
       if (changes.defaultValue !== undefined && changes.defaultValue !== null) {
@@ -99,7 +99,7 @@ export async function updateFieldOf(
           : checkDefaultValue({ type }, changes.defaultValue);
         if (!check.ok)
           throw new ApiError("invalid_request", "The field is not valid; see details.", [
-            { path: "body.defaultValue", message: check.message },
+            { path: "defaultValue", message: check.message },
           ]);
       }
       const updatedAt = nextUpdatedAt(field);
@@ -151,7 +151,7 @@ export async function reorderFieldsOf(context: ServiceContext, objectTypeId: str
   checkPermutation(
     fieldDefinitionIds,
     current.map((field) => field.id),
-    "body.fieldDefinitionIds",
+    "fieldDefinitionIds",
   );
   const now = Date.now();
   await runBatch(

@@ -1,4 +1,4 @@
-import { ApiError, type FieldType, type FilterOperator, type Problem, type RecordViewConfig } from "@crm/contracts";
+import { ApiError, type FieldType, type FilterOperator, inputPath, type Problem, type RecordViewConfig } from "@crm/contracts";
 import { checkScalar, groupableTypes, operatorsByType, sortableTypes } from "./field-types";
 
 export interface FieldWithOptions {
@@ -71,11 +71,11 @@ export const viewTypeOf = (type: ViewShape["type"] | undefined, kanbanFieldDefin
  * operators and values fitting each field's type, sorts and groupBy on fitting fields, kanban on a
  * select field of this type with win and loss among its options and apart. 400 with every problem.
  *
- * `configPath` is where the request carries the configuration, so that each problem names a path
- * of that very request: `body.config` for a view, `body` for a record query (filter and sorts at
- * the top level). The kanban settings exist in view bodies only.
+ * `configPath` is where the operation's input holds the configuration, so that each problem names
+ * a path of that very input: `config` for a view, `""` for a record query (filter and sorts at the
+ * top level). The kanban settings exist in view bodies only.
  */
-export function checkView(view: ViewShape, fields: FieldWithOptions[], configPath = "body.config"): void {
+export function checkView(view: ViewShape, fields: FieldWithOptions[], configPath = "config"): void {
   const problems: Problem[] = [];
   const byId = new Map(fields.map((field) => [field.id, field]));
   const known = (id: string, path: string) => {
@@ -84,10 +84,10 @@ export function checkView(view: ViewShape, fields: FieldWithOptions[], configPat
     return field;
   };
   view.config.columns.forEach((column, i) => {
-    known(column.fieldDefinitionId, `${configPath}.columns.${i}.fieldDefinitionId`);
+    known(column.fieldDefinitionId, inputPath(configPath, `columns.${i}.fieldDefinitionId`));
   });
   view.config.filter?.conditions.forEach((condition, i) => {
-    const path = `${configPath}.filter.conditions.${i}`;
+    const path = inputPath(configPath, `filter.conditions.${i}`);
     const field = known(condition.fieldDefinitionId, `${path}.fieldDefinitionId`);
     if (!field) return;
     const operator = condition.operator as FilterOperator;
@@ -98,12 +98,12 @@ export function checkView(view: ViewShape, fields: FieldWithOptions[], configPat
     checkConditionValue(field, operator, condition.value, `${path}.value`, problems);
   });
   view.config.sorts.forEach((sort, i) => {
-    const path = `${configPath}.sorts.${i}.fieldDefinitionId`;
+    const path = inputPath(configPath, `sorts.${i}.fieldDefinitionId`);
     const field = known(sort.fieldDefinitionId, path);
     if (field && !sortableTypes.has(field.type)) problems.push({ path, message: `${field.type} fields cannot be sorted by` });
   });
   if (view.config.groupBy) {
-    const path = `${configPath}.groupBy`;
+    const path = inputPath(configPath, "groupBy");
     const field = known(view.config.groupBy, path);
     if (field && !groupableTypes.has(field.type)) problems.push({ path, message: `${field.type} fields cannot group a view` });
   }
@@ -111,7 +111,7 @@ export function checkView(view: ViewShape, fields: FieldWithOptions[], configPat
   if (view.type === "kanban") {
     const field = view.kanbanFieldDefinitionId ? byId.get(view.kanbanFieldDefinitionId) : undefined;
     if (field?.type !== "select") {
-      problems.push({ path: "body.kanbanFieldDefinitionId", message: "A kanban view needs a select field of this object type" });
+      problems.push({ path: "kanbanFieldDefinitionId", message: "A kanban view needs a select field of this object type" });
     } else {
       const optionIds = new Set(field.options.map((option) => option.id));
       for (const [name, ids] of [
@@ -119,20 +119,20 @@ export function checkView(view: ViewShape, fields: FieldWithOptions[], configPat
         ["kanbanLossOptionIds", view.kanbanLossOptionIds],
       ] as const) {
         ids.forEach((id, i) => {
-          if (!optionIds.has(id)) problems.push({ path: `body.${name}.${i}`, message: "Not an option of the kanban field" });
+          if (!optionIds.has(id)) problems.push({ path: `${name}.${i}`, message: "Not an option of the kanban field" });
         });
       }
       const win = new Set(view.kanbanWinOptionIds);
       if (view.kanbanLossOptionIds.some((id) => win.has(id)))
-        problems.push({ path: "body.kanbanLossOptionIds", message: "Win and loss options must not overlap" });
+        problems.push({ path: "kanbanLossOptionIds", message: "Win and loss options must not overlap" });
     }
   } else if (view.kanbanFieldDefinitionId) {
     problems.push({
-      path: "body.type",
+      path: "type",
       message: "A view with kanbanFieldDefinitionId is a kanban view: send type kanban or no type",
     });
   } else if (view.kanbanWinOptionIds.length > 0 || view.kanbanLossOptionIds.length > 0) {
-    problems.push({ path: "body.kanbanFieldDefinitionId", message: "Win and loss options need the kanban field they belong to" });
+    problems.push({ path: "kanbanFieldDefinitionId", message: "Win and loss options need the kanban field they belong to" });
   }
   if (problems.length > 0)
     throw new ApiError("invalid_request", "The view does not fit the object type's fields; see details.", problems);

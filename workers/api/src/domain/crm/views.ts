@@ -117,7 +117,7 @@ export async function updateViewOf(context: ServiceContext, viewId: string, chan
     write: async (view) => {
       if (changes.isDefault === false && view.isDefault) {
         throw new ApiError("invalid_request", "Make another view the default instead", [
-          { path: "body.isDefault", message: "An object type keeps one default view" },
+          { path: "isDefault", message: "An object type keeps one default view" },
         ]);
       }
       const fieldGiven = changes.kanbanFieldDefinitionId !== undefined;
@@ -186,7 +186,7 @@ export async function reorderViewsOf(context: ServiceContext, objectTypeId: stri
   checkPermutation(
     viewIds,
     current.map((view) => view.id),
-    "body.viewIds",
+    "viewIds",
   );
   const now = Date.now();
   await runBatch(

@@ -24,12 +24,12 @@ export async function listEventsOf(context: ServiceContext, query: QueryOf<typeo
   const starts = [cursor, sinceMs, afterEventId].filter((start) => start !== undefined);
   if (starts.length > 1)
     throw new ApiError("invalid_request", "Give at most one of `cursor`, `sinceMs` and `afterEventId`", [
-      { path: "query", message: "`cursor`, `sinceMs` and `afterEventId` each say where to start" },
+      { path: "", in: "query", message: "`cursor`, `sinceMs` and `afterEventId` each say where to start" },
     ]);
   const access = await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
   if (sinceMs !== undefined && sinceMs < keptSince(now))
     throw new ApiError("invalid_request", "Events are kept 30 days", [
-      { path: "query.sinceMs", message: "Must be within the last 30 days" },
+      { path: "sinceMs", message: "Must be within the last 30 days" },
     ]);
   const selection = {
     workspaceId,
@@ -72,7 +72,7 @@ async function positionOf({ db }: ServiceContext, workspaceId: string, eventId: 
     .where(and(eq(eventOutbox.id, eventId), eq(eventOutbox.workspaceId, workspaceId)));
   if (!event || event.type === webhookTestEventType)
     throw new ApiError("invalid_request", "`afterEventId` names no event of the workspace within the last 30 days", [
-      { path: "query.afterEventId", message: "Not an event of the workspace within the last 30 days" },
+      { path: "afterEventId", message: "Not an event of the workspace within the last 30 days" },
     ]);
   return event.position;
 }

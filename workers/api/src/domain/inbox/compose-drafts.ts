@@ -81,7 +81,7 @@ export async function createComposeDraftIn(
 ): Promise<ComposeDraft> {
   const { db, actor } = context;
   await reachToCompose(context, input.workspaceId, "Workspace");
-  const mailbox = await workspaceMailbox(db, input.workspaceId, input.mailbox, "body.mailbox");
+  const mailbox = await workspaceMailbox(db, input.workspaceId, input.mailbox, "mailbox");
   const now = Date.now();
   const row: ComposeDraftRow = {
     id: newId("drf", now),
@@ -151,7 +151,7 @@ export async function updateComposeDraftOf(
       const columns: Partial<ComposeDraftRow> = {
         ...(changes.mailbox === undefined
           ? {}
-          : { mailbox: (await workspaceMailbox(db, draft.workspaceId, changes.mailbox, "body.mailbox")).address }),
+          : { mailbox: (await workspaceMailbox(db, draft.workspaceId, changes.mailbox, "mailbox")).address }),
         ...(changes.to === undefined ? {} : { toAddresses: changes.to }),
         ...(changes.cc === undefined ? {} : { ccAddresses: changes.cc }),
         ...(changes.subject === undefined ? {} : { subject: changes.subject }),

@@ -6,7 +6,7 @@ import type { ConversationRow } from "./response";
 import { conversationMatches, matchExpression, matchingConversations } from "./search";
 import type { ConversationFilter, ConversationSort } from "./view-filter";
 
-const { conversationAssignees, conversationTags, conversations, messages } = regional;
+const { conversationAssignees, conversationRecords, conversationTags, conversations, messages } = regional;
 
 /**
  * The conversation list query. Plan (checked in test/inbox-conversations.test.ts): the workspace's
@@ -19,6 +19,8 @@ const { conversationAssignees, conversationTags, conversations, messages } = reg
  */
 export interface ConversationQuery {
   workspaceId: string;
+  /** Only the conversations linked to this record, by hand or by attendee (a record's conversation list). */
+  recordId?: string;
   /** Record-scoped inbox access (`record_read`, `record_reply`): only conversations linked to a record. */
   linkedOnly: boolean;
   /** The view's filter and the request's own: a conversation must meet all of them. */
@@ -192,6 +194,15 @@ export function conversationPage(
     and(
       scope,
       query.linkedOnly ? eq(conversations.hasLinkedRecords, true) : undefined,
+      query.recordId === undefined
+        ? undefined
+        : inArray(
+            conversations.id,
+            db
+              .select({ id: conversationRecords.conversationId })
+              .from(conversationRecords)
+              .where(eq(conversationRecords.recordId, query.recordId)),
+          ),
       ...query.filters.flatMap((filter) => filterConditions(filter, driver)),
       page.after,
     );

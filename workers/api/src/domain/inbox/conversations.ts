@@ -17,6 +17,7 @@ import {
   conversationPage,
   type ListedConversation,
   pageAsBegun,
+  type SearchDriver,
   searchDriver,
 } from "./conversation-list";
 import { type ConversationRow, conversationResponses, type MessageRow, messageResponses } from "./response";
@@ -60,23 +61,9 @@ export async function listConversationsOf(context: ServiceContext, input: QueryO
     sort: view?.sort,
   };
   const driver = await searchDriver(db, query);
-  // Ordered by a key that moves (the last message): a walk keeps the order it began with.
-  const byLastMessage = query.sort?.field !== "createdAt";
-  const page = await paginate<ListedConversation>(
-    {
-      // What the list holds depends on the caller (access, personal views) and on every parameter.
-      scope: `conversations:${workspaceId}:${actor.actor.id}:${JSON.stringify([viewId, own])}`,
-      limit,
-      cursor,
-      order: conversationOrder(query.sort),
-      ...(byLastMessage ? { snapshot: () => Date.now() } : {}),
-      fetch: ({ position, snapshot, ...rest }) =>
-        byLastMessage && position && snapshot !== undefined
-          ? pageAsBegun(db, query, { ...rest, position, begunAtMs: snapshot }, query.sort?.direction ?? "desc", driver)
-          : conversationPage(db, query, rest, driver),
-    },
-    cursorSecret,
-  );
+  // What the list holds depends on the caller (access, personal views) and on every parameter.
+  const scope = `conversations:${workspaceId}:${actor.actor.id}:${JSON.stringify([viewId, own])}`;
+  const page = await conversationWalk(db, query, { scope, limit, cursor }, cursorSecret, driver);
   return { data: await conversationResponses(context, workspaceId, page.data), pagination: page.pagination };
 }
 
@@ -88,27 +75,35 @@ export async function listConversationsOfRecord(
 ) {
   const { db, cursorSecret } = context;
   const record = await loadRecord(context, recordId);
-  const linked = db
-    .select({ id: conversationRecords.conversationId })
-    .from(conversationRecords)
-    .where(eq(conversationRecords.recordId, recordId));
-  const page = await paginate<ConversationRow>(
+  const query: ConversationQuery = { workspaceId: record.workspaceId, recordId, linkedOnly: false, filters: [], sort: undefined };
+  const page = await conversationWalk(db, query, { scope: `record-conversations:${recordId}`, limit, cursor }, cursorSecret);
+  return { data: await conversationResponses(context, record.workspaceId, page.data), pagination: page.pagination };
+}
+
+/**
+ * A page of a walk through a conversation list. Ordered by a key that moves (the last message), a
+ * walk keeps the order it began with: the cursor carries the first page's time (`pageAsBegun`).
+ */
+function conversationWalk(
+  db: Database,
+  query: ConversationQuery,
+  page: { scope: string; limit: number; cursor: string | undefined },
+  cursorSecret: string,
+  driver?: SearchDriver,
+) {
+  const byLastMessage = query.sort?.field !== "createdAt";
+  return paginate<ListedConversation>(
     {
-      scope: `record-conversations:${recordId}`,
-      limit,
-      cursor,
-      order: conversationOrder(undefined),
-      fetch: ({ after, orderBy, limit }) =>
-        db
-          .select()
-          .from(conversations)
-          .where(and(eq(conversations.workspaceId, record.workspaceId), inArray(conversations.id, linked), after))
-          .orderBy(...orderBy)
-          .limit(limit),
+      ...page,
+      order: conversationOrder(query.sort),
+      ...(byLastMessage ? { snapshot: () => Date.now() } : {}),
+      fetch: ({ position, snapshot, ...rest }) =>
+        byLastMessage && position && snapshot !== undefined
+          ? pageAsBegun(db, query, { ...rest, position, begunAtMs: snapshot }, query.sort?.direction ?? "desc", driver)
+          : conversationPage(db, query, rest, driver),
     },
     cursorSecret,
   );
-  return { data: await conversationResponses(context, record.workspaceId, page.data), pagination: page.pagination };
 }
 
 /** Live records of the workspace among `ids`; the others are 400 naming their position. */
@@ -120,7 +115,7 @@ async function checkLinkedRecords(db: Database, workspaceId: string, ids: string
     .where(and(inArray(records.id, ids), eq(records.workspaceId, workspaceId), isNull(records.deletedAt)));
   const known = new Set(found.map((row) => row.id));
   const problems = ids.flatMap((id, i) =>
-    known.has(id) ? [] : [{ path: `body.linkedRecordIds.${i}`, message: "Not a record of the workspace" }],
+    known.has(id) ? [] : [{ path: `linkedRecordIds.${i}`, message: "Not a record of the workspace" }],
   );
   if (problems.length > 0) throw new ApiError("invalid_request", "Linked records must be records of the workspace", problems);
 }
@@ -151,7 +146,7 @@ export async function updateConversationOf(
       await Promise.all([
         checkAssignees(db, row.workspaceId, assigneeUserIds ?? []),
         checkLinkedRecords(db, row.workspaceId, linkedRecordIds ?? []),
-        checkTags(db, row.workspaceId, tagIds ?? [], "body.tagIds"),
+        checkTags(db, row.workspaceId, tagIds ?? [], "tagIds"),
       ]);
       const updatedAt = nextUpdatedAt(row);
       const statements: BatchItem<"sqlite">[] = [];

@@ -34,7 +34,7 @@ export async function saveDraft(
   const { row } = await loadConversation(context, conversationId, "member");
   if (input.html !== undefined && row.channel !== "email") {
     throw new ApiError("invalid_request", "HTML drafts are for e-mail conversations only", [
-      { path: "body.html", message: `A ${row.channel} conversation takes text only` },
+      { path: "html", message: `A ${row.channel} conversation takes text only` },
     ]);
   }
   const content = input.html === undefined ? null : sanitizedContent("html", input.html, input.text);

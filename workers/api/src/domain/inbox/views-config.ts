@@ -15,7 +15,7 @@ async function notMailbox(db: Database, workspaceId: string, address: string | u
   if (address === undefined) return [];
   return (await mailboxOf(db, workspaceId, address))
     ? []
-    : [{ path: "body.config.filter.mailbox", message: "Not a mailbox of the workspace" }];
+    : [{ path: "config.filter.mailbox", message: "Not a mailbox of the workspace" }];
 }
 
 /**
@@ -25,14 +25,14 @@ async function notMailbox(db: Database, workspaceId: string, address: string | u
 export async function checkViewReferences(db: Database, workspaceId: string, view: ViewReferences): Promise<void> {
   const misplacedMembers: Problem[] =
     view.memberUserIds?.length && view.visibility !== "restricted"
-      ? [{ path: "body.memberUserIds", message: "Only a restricted view lists members" }]
+      ? [{ path: "memberUserIds", message: "Only a restricted view lists members" }]
       : [];
   const problems = (
     await Promise.all([
-      notMembers(db, workspaceId, view.config?.filter.assigneeUserIds ?? [], "body.config.filter.assigneeUserIds"),
+      notMembers(db, workspaceId, view.config?.filter.assigneeUserIds ?? [], "config.filter.assigneeUserIds"),
       notMailbox(db, workspaceId, view.config?.filter.mailbox),
-      notMembers(db, workspaceId, view.memberUserIds ?? [], "body.memberUserIds"),
-      notTags(db, workspaceId, view.config?.filter.tagIds ?? [], "body.config.filter.tagIds"),
+      notMembers(db, workspaceId, view.memberUserIds ?? [], "memberUserIds"),
+      notTags(db, workspaceId, view.config?.filter.tagIds ?? [], "config.filter.tagIds"),
     ])
   ).flat();
   problems.unshift(...misplacedMembers);

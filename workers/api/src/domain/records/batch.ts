@@ -1,4 +1,4 @@
-import { ApiError, errorBody, type operations } from "@crm/contracts";
+import { ApiError, errorBody, inputNaming, operations } from "@crm/contracts";
 import { regional, runBatch } from "@crm/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../env";
@@ -80,8 +80,10 @@ async function planBatch(
   const { db, actor } = context;
   const now = Date.now();
   const results: BatchResult[] = [];
+  // An item's error is the one it would get as a single request, its inputs named as there (`body.fields.<slug>` on REST).
+  const naming = inputNaming(actor.surface, operations.createRecord);
   const fail = (index: number, error: ApiError) =>
-    results.push({ index, status: error.status, error: errorBody(error, actor.requestId).error });
+    results.push({ index, status: error.status, error: errorBody(error, actor.requestId, naming).error });
 
   const targets = await targetsOf(context, objectType, matching, body, fail);
   const plans: ItemPlan[] = [];

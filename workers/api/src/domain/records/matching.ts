@@ -7,7 +7,7 @@ export function uniqueMatchingField(fields: RecordField[], matchingField: string
   const matching = fields.find((field) => field.slug === matchingField);
   if (!matching?.isUnique) {
     throw new ApiError("invalid_request", "matchingField must name a unique field of the object type", [
-      { path: "query.matchingField", message: matching ? "Not a unique field" : "Not a field of this object type" },
+      { path: "matchingField", message: matching ? "Not a unique field" : "Not a field of this object type" },
     ]);
   }
   return matching;
@@ -18,7 +18,7 @@ export function matchingKey(matching: RecordField, input: Record<string, unknown
   const value = checkScalar({ type: matching.type }, input[matching.slug]);
   if (!value.ok || typeof value.value === "boolean") {
     throw new ApiError("invalid_request", "fields must set the matching field", [
-      { path: `body.fields.${matching.slug}`, message: value.ok ? "Required to match" : value.message },
+      { path: `fields.${matching.slug}`, message: value.ok ? "Required to match" : value.message },
     ]);
   }
   return identityKeyOf(value.value);

@@ -246,8 +246,8 @@ const toRecordRow = (row: PageRow): RecordRow => ({
 
 /**
  * One page of records for a query; 400 when the filter or sorts do not fit the fields, or the cursor
- * is not this query's. `configPath` is where the request carries the filter and sorts, so that each
- * problem names a path of that request (see `checkView`).
+ * is not this query's. `configPath` is where the input holds the filter and sorts, so that each
+ * problem names a path of that input (see `checkView`).
  */
 export async function queryRecordPage(db: Database, query: RecordQuery, secret: string, configPath: string) {
   const sorts = query.sorts ?? [];

@@ -80,9 +80,7 @@ export async function searchRecordsIn(context: ServiceContext, query: QueryOf<ty
   const { workspaceId, q, objectTypeIds, limit, cursor } = query;
   const phrases = searchPhrases(q);
   if (phrases.length === 0)
-    throw new ApiError("invalid_request", "q must hold a letter or a digit", [
-      { path: "query.q", message: "Nothing to search for" },
-    ]);
+    throw new ApiError("invalid_request", "q must hold a letter or a digit", [{ path: "q", message: "Nothing to search for" }]);
   // bm25 is read where the FTS table is the query's own; the page's order and position apply outside.
   const matches = db
     .select({

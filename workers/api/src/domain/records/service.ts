@@ -104,7 +104,7 @@ export async function listRecordsOf(context: ServiceContext, query: QueryOf<type
   const view = viewId ? await loadView(context, viewId) : undefined;
   if (view && view.objectTypeId !== objectTypeId) {
     throw new ApiError("invalid_request", "The view belongs to another object type", [
-      { path: "query.viewId", message: "Not a view of this object type" },
+      { path: "viewId", message: "Not a view of this object type" },
     ]);
   }
   const page = await queryRecordPage(
@@ -119,7 +119,7 @@ export async function listRecordsOf(context: ServiceContext, query: QueryOf<type
     },
     context.cursorSecret,
     // A saved view that no longer fits (an option renamed under its filter) is named by the parameter that chose it.
-    "query.viewId",
+    "viewId",
   );
   return { data: responsesFrom(fields, page.rows, page.values), pagination: page.pagination };
 }
@@ -132,8 +132,8 @@ export async function queryRecordsOf(context: ServiceContext, body: BodyOf<typeo
     context.db,
     { objectTypeId, fields, filter: filter ?? null, sorts: sorts ?? [], limit, ...(cursor ? { cursor } : {}) },
     context.cursorSecret,
-    // The query body has filter and sorts at its top level.
-    "body",
+    // The query has filter and sorts at its top level.
+    "",
   );
   return { data: responsesFrom(fields, page.rows, page.values), pagination: page.pagination };
 }

@@ -54,7 +54,7 @@ export async function checkReferences(db: Database, workspaceId: string, fields:
       for (const id of idsOf(plan)) {
         if (known.has(id)) continue;
         plan.problems.push({
-          path: `body.fields.${field.slug}`,
+          path: `fields.${field.slug}`,
           message:
             field.type === "relation"
               ? `${id} is not a record of the related object type in this workspace`

@@ -91,21 +91,21 @@ function rowsFor(field: RecordField, value: unknown, path: string, problems: Pro
 /**
  * Validates a record's `fields` against its object type. On creation every field gets rows (given
  * value, else default, else unset) and required fields must end up set; on update only the given
- * fields change and required ones cannot be cleared. Problems name `body.fields.<slug>`.
+ * fields change and required ones cannot be cleared. Problems name `fields.<slug>`.
  */
 export function planValues(fields: RecordField[], input: Record<string, unknown>, mode: "create" | "update") {
   const problems: Problem[] = [];
   const bySlug = new Map(fields.map((field) => [field.slug, field]));
   for (const key of Object.keys(input)) {
-    if (readOnlyKeys.has(key)) problems.push({ path: `body.fields.${key}`, message: "Read-only; set by the service" });
-    else if (!bySlug.has(key)) problems.push({ path: `body.fields.${key}`, message: "Not a field of this object type" });
+    if (readOnlyKeys.has(key)) problems.push({ path: `fields.${key}`, message: "Read-only; set by the service" });
+    else if (!bySlug.has(key)) problems.push({ path: `fields.${key}`, message: "Not a field of this object type" });
   }
   const planned = new Map<string, StoredValue[]>();
   for (const field of fields) {
     const given = Object.hasOwn(input, field.slug);
     if (!given && mode === "update") continue;
     const value = given ? input[field.slug] : defaultOf(field);
-    const path = `body.fields.${field.slug}`;
+    const path = `fields.${field.slug}`;
     const rows = rowsFor(field, value, path, problems);
     if (!rows) continue;
     const isSet = rows.some((row) => row.valueText !== null || row.valueNumber !== null);

@@ -15,7 +15,7 @@ export async function checkAssignees(
   userIds: string[],
   property = "assigneeUserIds",
 ): Promise<void> {
-  const problems = await notMembers(db, workspaceId, userIds, `body.${property}`);
+  const problems = await notMembers(db, workspaceId, userIds, property);
   if (problems.length > 0) throw new ApiError("invalid_request", "The users named must be members of the workspace", problems);
 }
 
@@ -32,7 +32,7 @@ export async function linkedConversation(db: Database, workspaceId: string, acce
     .where(and(eq(conversations.id, conversationId), eq(conversations.workspaceId, workspaceId)));
   if (!conversation || (access.inboxAccess !== "all" && !conversation.hasLinkedRecords)) {
     throw new ApiError("not_found", "Conversation not found", [
-      { path: "body.conversationId", message: "No conversation of this workspace that you can see has this id" },
+      { path: "conversationId", message: "No conversation of this workspace that you can see has this id" },
     ]);
   }
   return {

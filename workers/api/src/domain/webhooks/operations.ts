@@ -149,8 +149,8 @@ export async function replayOf(
   const webhook = await activeWebhook(context, webhookId);
   const until = untilMs ?? now;
   const problems = [
-    ...(sinceMs < keptSince(now) ? [{ path: "body.sinceMs", message: "Must be within the last 30 days" }] : []),
-    ...(until <= sinceMs ? [{ path: "body.untilMs", message: "Must be after sinceMs" }] : []),
+    ...(sinceMs < keptSince(now) ? [{ path: "sinceMs", message: "Must be within the last 30 days" }] : []),
+    ...(until <= sinceMs ? [{ path: "untilMs", message: "Must be after sinceMs" }] : []),
   ];
   if (problems.length > 0) throw new ApiError("invalid_request", "The range to replay is not valid", problems);
   const selection = selectionConditions(

@@ -33,7 +33,7 @@ export function safeUrl(url: string, env: object): string {
   const verdict = checkWebhookUrl(url, webhookSettings(env).allowLoopback);
   if (!verdict.ok)
     throw new ApiError("invalid_request", `The webhook URL is refused: ${verdict.reason}`, [
-      { path: "body.url", message: verdict.reason },
+      { path: "url", message: verdict.reason },
     ]);
   return verdict.url;
 }
@@ -48,7 +48,7 @@ export async function checkObjectTypeIds(db: Database, workspaceId: string, ids:
   const own = await db.select({ id: objectTypes.id }).from(objectTypes).where(eq(objectTypes.workspaceId, workspaceId));
   const known = new Set(own.map((objectType) => objectType.id));
   const problems = ids.flatMap((id, i) =>
-    known.has(id) ? [] : [{ path: `body.objectTypeIds.${i}`, message: "Not an object type of this workspace" }],
+    known.has(id) ? [] : [{ path: `objectTypeIds.${i}`, message: "Not an object type of this workspace" }],
   );
   if (problems.length > 0)
     throw new ApiError(

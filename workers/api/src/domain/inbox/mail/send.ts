@@ -94,7 +94,7 @@ export async function composeConversationOf(
   const { access } = await requireWorkspace(db, actor, body.workspaceId);
   requireSender(access, "compose", false);
   return send(context, outbox, {
-    mailbox: await workspaceMailbox(db, body.workspaceId, body.mailbox, "body.mailbox"),
+    mailbox: await workspaceMailbox(db, body.workspaceId, body.mailbox, "mailbox"),
     workspaceId: body.workspaceId,
     to: body.to,
     cc: body.cc ?? [],
@@ -154,7 +154,7 @@ export async function replyInConversation(
   const to = body.to ?? defaultRecipients(latest, latestInbound, new Set(ownMailboxes.map((own) => own.address)));
   if (to.length === 0) {
     throw new ApiError("invalid_request", "The request is not valid; see details.", [
-      { path: "body.to", message: "The conversation has no one to reply to: name the recipients" },
+      { path: "to", message: "The conversation has no one to reply to: name the recipients" },
     ]);
   }
   return send(context, outbox, {
@@ -220,7 +220,7 @@ export async function send(context: ServiceContext, outbox: Outbox, outgoing: Ou
   const text = outgoing.text?.trim() ? outgoing.text : (content?.plain ?? "");
   if (!text.trim() && !html) {
     throw new ApiError("invalid_request", "The request is not valid; see details.", [
-      { path: "body.text", message: "A message needs a text or an HTML body" },
+      { path: "text", message: "A message needs a text or an HTML body" },
     ]);
   }
   const to = unique(outgoing.to);
