@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import type { Operation } from "./operation";
+
+/**
+ * What this module reads of a catalogue operation: its route's declared request. Structural, so
+ * that errors (which name inputs) need not import the catalogue's types, which import errors.
+ */
+interface DeclaredOperation {
+  route: { request?: unknown };
+}
 
 /** The surfaces an operation is called through: the REST API and the MCP endpoint's tools. */
 export type Surface = "api" | "mcp";
@@ -34,10 +41,10 @@ function propertyNames(schema: unknown): string[] {
   return [];
 }
 
-const partsOf = new WeakMap<Operation, Map<string, RequestPart>>();
+const partsOf = new WeakMap<DeclaredOperation, Map<string, RequestPart>>();
 
 /** Where each input of an operation travels in its REST request, by the name the operation declares. */
-export function requestParts(operation: Operation): Map<string, RequestPart> {
+export function requestParts(operation: DeclaredOperation): Map<string, RequestPart> {
   let parts = partsOf.get(operation);
   if (!parts) {
     const request = operation.route.request as { params?: unknown; query?: unknown; body?: { content: object } } | undefined;
@@ -57,7 +64,7 @@ export function requestParts(operation: Operation): Map<string, RequestPart> {
  * A path whose first name the operation does not declare, and no validator placed, is not one of
  * the request's inputs (a stored draft's `draft.to`) and is named as it is.
  */
-function restNaming(operation: Operation | undefined): InputNaming {
+function restNaming(operation: DeclaredOperation | undefined): InputNaming {
   const parts = operation ? requestParts(operation) : new Map<string, RequestPart>();
   return (input) => {
     const part = input.in ?? parts.get(input.path.split(".")[0] as string);
@@ -67,7 +74,7 @@ function restNaming(operation: Operation | undefined): InputNaming {
 }
 
 /** How `surface` names the invalid inputs of `operation` (REST without an operation: as the validators placed them). */
-export const inputNaming = (surface: Surface, operation?: Operation): InputNaming =>
+export const inputNaming = (surface: Surface, operation?: DeclaredOperation): InputNaming =>
   surface === "mcp" ? ownPath : restNaming(operation);
 
 /** An error's `details` as a surface answers them: each invalid input named its way, nothing else changed. */
