@@ -4,7 +4,9 @@
 //   the search index's share of a single creation's p50;
 //   GET /inbox/conversations?tagIds= over 100 000 conversations against GET /inbox/conversations/{id}.
 // Records and conversations are seeded straight into the region's D1 in the shape the API writes.
+import { buildDir, organizationDatabase } from "../scripts/lib/stack.mjs";
 import { load } from "./load.mjs";
+import { header, row } from "./report.mjs";
 import { alternatingRounds } from "./rounds.mjs";
 
 /** Rows per insert: one recursive insert of 1 000 000 rows ends the local runtime's connection to D1. */
@@ -70,13 +72,14 @@ async function withoutSearchIndex(db, measure) {
   }
 }
 
-export async function bulkSection(stack, auth, { quick, durationMs, header, row, seedInbox, database }) {
+export async function bulkSection(stack, auth, { quick, durationMs }) {
+  const { seedInbox } = await import(`../${buildDir}/bench-inbox/seed.mjs`);
   const api = (path) => new URL(`/api/v1${path}`, stack.url).href;
   const json = { ...auth, "content-type": "application/json" };
   const acme = stack.demo.organizations[0];
   const sales = acme.workspaces[0].id;
   const support = acme.workspaces[1];
-  const db = await database(acme);
+  const db = await organizationDatabase(stack, acme);
   const { objects } = await (await fetch(api(`/crm/objects?workspaceId=${sales}`), { headers: auth })).json();
   const typeId = (slug) => objects.find((object) => object.slug === slug).id;
   const deals = typeId("deals");
