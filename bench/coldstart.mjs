@@ -8,6 +8,8 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
+import { buildDir } from "../scripts/lib/stack.mjs";
+import { recordedToolCall } from "./mcp.mjs";
 
 const startupLimitMs = 1000;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -64,11 +66,11 @@ async function firstRequest(stack, path, init, runs) {
   return { first: median(first), warm: median(warm) };
 }
 
-export async function coldstartSection(stack, { auth, buildDir, mcpToolCall, quick }) {
+export async function coldstartSection(stack, auth, { quick }) {
   const runs = quick ? 3 : 7;
   const evaluation = scriptEvaluation(buildDir, runs);
   const rest = await firstRequest(stack, "/api/v1/workspaces", () => ({ headers: auth }), runs);
-  const { request } = await mcpToolCall(new URL("/mcp", await stack.mf.ready).href, auth, "workspaces_list");
+  const { request } = await recordedToolCall(new URL("/mcp", await stack.mf.ready).href, auth, "workspaces_list");
   const mcp = await firstRequest(stack, "/mcp", () => ({ method: "POST", headers: request.headers, body: request.body }), runs);
   const document = await firstRequest(stack, "/api/v1/openapi.json", () => ({}), runs);
   const row = (name, figures) =>

@@ -7,25 +7,9 @@
 //     >= 0.5x), with a live endpoint of another organization measured beside it (p99 <= 2x idle).
 import { organizationDatabase } from "../scripts/lib/stack.mjs";
 import { startReceiver } from "./receiver.mjs";
+import { header, objectTypeOf, row, within } from "./report.mjs";
 import { alternatingRounds } from "./rounds.mjs";
-
-const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
-const ms = (value) => `${value.toFixed(2).padStart(8)}`;
-const row = (name, figures) =>
-  `| ${name.padEnd(60)} | ${String(Math.round(figures.rps)).padStart(7)} | ${ms(figures.p50)} | ${ms(figures.p99)} |`;
-const header = `| ${"scenario".padEnd(60)} |     rps | p50 (ms) | p99 (ms) |\n|${"-".repeat(62)}|---------|----------|----------|`;
-/** A wait that reports instead of hanging the run when what it waits for never comes. */
-async function within(promise, what, ms = 300_000) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms / 1000} s`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { liveEndpoint } from "./webhooks.mjs";
 
 /** Rows per insert: one recursive insert of a million rows ends the local runtime's connection to D1. */
 const seedChunk = 50_000;
@@ -55,18 +39,13 @@ async function seedEvents(db, { organizationId, workspaceId, objectTypeId, userI
   }
 }
 
-async function objectTypeOf(api, headers, workspaceId, slug) {
-  const { objects } = await (await fetch(api(`/crm/objects?workspaceId=${workspaceId}`), { headers })).json();
-  return objects.find((object) => object.slug === slug);
-}
-
 /** (1) The feed's page against a record read, at each size of the shard's outbox. */
 async function feedAtScale(stack, { durationMs, sizes }) {
   const acme = stack.demo.organizations[0];
   const auth = { authorization: `Bearer ${acme.users[0].apiKey}` };
   const api = (path) => new URL(`/api/v1${path}`, stack.url);
   const sales = acme.workspaces[0].id;
-  const people = await objectTypeOf(api, auth, sales, "people");
+  const people = await objectTypeOf(stack, auth, sales, "people");
   const created = await fetch(api("/records"), {
     method: "POST",
     headers: { ...auth, "content-type": "application/json" },
@@ -117,53 +96,13 @@ async function feedAtScale(stack, { durationMs, sizes }) {
   }
 }
 
-/** Write-to-receipt latency of a live subscription in Initech, one record at a time. */
-async function liveEndpoint(stack) {
-  const initech = stack.demo.organizations[2];
-  const main = initech.workspaces[0].id;
-  const erin = { authorization: `Bearer ${initech.users[0].apiKey}`, "content-type": "application/json" };
-  const api = (path) => new URL(`/api/v1${path}`, stack.url);
-  const people = await objectTypeOf(api, erin, main, "people");
-  const receiver = await startReceiver();
-  const subscription = await fetch(api("/webhooks"), {
-    method: "POST",
-    headers: erin,
-    body: JSON.stringify({ workspaceId: main, url: `${receiver.url}/live`, eventTypes: ["record.created"] }),
-  });
-  receiver.useSecret((await subscription.json()).secret);
-  // A delivery can arrive before its creation's response has been read: arrivals wait here for their writes.
-  const arrivals = new Map();
-  const arrival = (recordId) => {
-    if (!arrivals.has(recordId)) arrivals.set(recordId, Promise.withResolvers());
-    return arrivals.get(recordId);
-  };
-  receiver.onDelivery = (event, at) => arrival(event.data.id).resolve(at);
-  return {
-    async measure(samples) {
-      const latencies = [];
-      for (let i = 0; i < samples; i++) {
-        const started = performance.now();
-        const response = await fetch(api("/records"), {
-          method: "POST",
-          headers: erin,
-          body: JSON.stringify({ objectTypeId: people.id, fields: { name: `Live ${i}` } }),
-        });
-        const { record } = await response.json();
-        latencies.push((await within(arrival(record.id).promise, `the live delivery of ${record.id}`)) - started);
-      }
-      return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
-    },
-    close: () => receiver.close(),
-  };
-}
-
 /** (2) The outbox drain of `count` events, then a replay of the same events, beside a live endpoint. */
 async function replayAgainstDrain(stack, { count, samples }) {
   const acme = stack.demo.organizations[0];
   const auth = { authorization: `Bearer ${acme.users[0].apiKey}`, "content-type": "application/json" };
   const api = (path) => new URL(`/api/v1${path}`, stack.url);
   const support = acme.workspaces[1].id;
-  const people = await objectTypeOf(api, auth, support, "people");
+  const people = await objectTypeOf(stack, auth, support, "people");
   const receiver = await startReceiver();
   const created = await fetch(api("/webhooks"), {
     method: "POST",
@@ -225,7 +164,7 @@ p99 during the replay / p99 idle: ${(beside.p99 / idle.p99).toFixed(2)} (target 
   await receiver.close();
 }
 
-export async function eventsSection(stack, { quick, durationMs, million }) {
+export async function eventsSection(stack, _auth, { quick, durationMs, eventsMillion: million }) {
   const sizes = quick ? [10_000, 20_000] : million ? [100_000, 1_000_000] : [100_000];
   await feedAtScale(stack, { durationMs, sizes });
   await replayAgainstDrain(stack, { count: quick ? 1_000 : 10_000, samples: quick ? 20 : 50 });

@@ -6,7 +6,7 @@
 //   npm run bench -- --only=scale [--quick]
 import http from "node:http";
 import { regionShards } from "../packages/contracts/src/shards.ts";
-import { organizationDatabase } from "../scripts/lib/stack.mjs";
+import { buildDir, organizationDatabase } from "../scripts/lib/stack.mjs";
 import { seededRandom } from "../test/seeded-random.ts";
 import { load } from "./load.mjs";
 
@@ -149,7 +149,8 @@ async function shardFigures(stack) {
   return figures;
 }
 
-export async function scaleSection(stack, { quick, createTenant }) {
+export async function scaleSection(stack, _auth, { quick }) {
+  const { createTenant } = await import(`../${buildDir}/bench-scale/tenants.mjs`);
   const next = seededRandom(17);
   const api = (path) => new URL(`/api/v1${path}`, stack.url).href;
   const tenantCount = quick ? 24 : 48;
