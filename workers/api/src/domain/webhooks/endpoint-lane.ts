@@ -5,7 +5,9 @@
  * deploy, a crash, an eviction), the alarm wakes a new instance, which holds nothing in memory: what
  * was out or being written is due again and goes again under the same `webhook-id`, and a probe the
  * breaker stored as out is lost (a restart ends it, and one out longer than the answer timeout and a
- * margin counts as lost too), so another probe goes. A delivery is never held without an alarm.
+ * margin counts as lost too), so another probe goes. A delivery is never held without an alarm. A
+ * delivery asked for again (a replay, a redelivery) while its last send is out or being written is
+ * marked `again` and stays stored when that send concludes, due at once with the next attempt number.
  */
 import { DurableObject } from "cloudflare:workers";
 import { logUnexpectedError } from "@crm/contracts";
@@ -48,12 +50,16 @@ const maxAttemptsPerWrite = 500;
  */
 const gatherMs = 50;
 
-/** A delivery the lane keeps until it ends, due at `run_at`; `held` while the breaker is open. */
+/**
+ * A delivery the lane keeps until it ends, due at `run_at`; `held` while the breaker is open; `again`
+ * when it was asked for again while a send of it was out, so that it goes once more after that send.
+ */
 interface LaneRow extends Record<string, SqlStorageValue> {
   delivery_id: string;
   message: string;
   run_at: number;
   held: number;
+  again: number;
 }
 
 /** The endpoint's health as `GET /webhooks/{id}` shows it (before the subscription's own `disabled`). */
@@ -117,6 +123,10 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
       "create table if not exists deliveries (delivery_id text primary key, message text not null, run_at integer not null, held integer not null default 0)",
     );
     ctx.storage.sql.exec("create index if not exists deliveries_due on deliveries (run_at)");
+    // Lanes created before `again` existed gain the column on their next start.
+    const columns = ctx.storage.sql.exec<{ name: string }>("select name from pragma_table_info('deliveries')").toArray();
+    if (!columns.some((column) => column.name === "again"))
+      ctx.storage.sql.exec("alter table deliveries add column again integer not null default 0");
     // A new instance: whatever the last one had out, the probe included, ended with it.
     const stored = ctx.storage.kv.get<BreakerState>("breaker");
     this.#breaker = stored ? { ...stored, probeSentAt: null } : closedBreaker(this.#firstProbeWaitMs);
@@ -148,8 +158,19 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     return (this.#schedule[0] ?? 5) * 1000;
   }
 
-  /** Takes deliveries over (a repeat of one it already holds is ignored) and starts what it can. */
+  /**
+   * Takes deliveries over and starts what it can. A repeat of one it already holds is ignored (a Queue
+   * message delivered twice), unless it is asked for again (`again`: a replay, a redelivery) while a
+   * send of it is out or being written: that send may have reached the receiver already, so the
+   * delivery is marked to go once more when it concludes.
+   */
   accept(messages: DeliveryMessage[]): void {
+    const repeats = messages.filter((message) => message.again && this.#outstanding.has(message.deliveryId));
+    if (repeats.length > 0)
+      this.ctx.storage.sql.exec(
+        "update deliveries set again = 1 where delivery_id in (select value from json_each(?))",
+        JSON.stringify(repeats.map((message) => message.deliveryId)),
+      );
     // One statement for the whole batch: the messages as one JSON array, each row's message its element's text.
     this.ctx.storage.sql.exec(
       "insert or ignore into deliveries (delivery_id, message, run_at) select value ->> 'deliveryId', value, value ->> 'notBefore' from json_each(?)",
@@ -410,8 +431,9 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
     const { openUntil } = this.#breaker;
     const runAt = Math.max(now + Math.max(jittered(waitSeconds), retryAfterSeconds) * 1000, openUntil ?? 0);
     await this.#record([this.#attemptRow({ ...attempt, status: "retrying", nextAttemptAt: runAt }, now)]);
+    // The retry is the send a replay asked for meanwhile: `again` is cleared.
     this.ctx.storage.sql.exec(
-      "update deliveries set message = ?, run_at = ?, held = ? where delivery_id = ?",
+      "update deliveries set message = ?, run_at = ?, held = ?, again = 0 where delivery_id = ?",
       JSON.stringify({ ...message, attempt: message.attempt + 1 }),
       runAt,
       openUntil === null ? 0 : 1,
@@ -422,7 +444,26 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
   }
 
   #forget(row: LaneRow): void {
-    this.ctx.storage.sql.exec("delete from deliveries where delivery_id = ?", row.delivery_id);
+    this.#end([row.delivery_id]);
+  }
+
+  /**
+   * The deliveries leave storage, but those asked for again meanwhile: they stay, due now, with the
+   * next attempt number (a new instance would find them due as well, the alarm is set for them).
+   */
+  #end(deliveryIds: string[]): void {
+    const ids = JSON.stringify(deliveryIds);
+    const { sql } = this.ctx.storage;
+    sql.exec("delete from deliveries where again = 0 and delivery_id in (select value from json_each(?))", ids);
+    const again = sql.exec(
+      "update deliveries set again = 0, run_at = ?, message = json_set(message, '$.attempt', json_extract(message, '$.attempt') + 1) where delivery_id in (select value from json_each(?))",
+      Date.now(),
+      ids,
+    );
+    if (again.rowsWritten > 0) {
+      void this.#wakeAt(Date.now());
+      this.#pumpSoon();
+    }
   }
 
   #attemptOf(message: DeliveryMessage) {
@@ -503,11 +544,7 @@ export class WebhookEndpoint extends DurableObject<RegionEnv> {
         ]);
         // What the batch concluded leaves the lane's storage in one statement (a storage write each was a commit each).
         const ended = writes.flatMap((write) => (write.ended ? [write.ended.delivery_id] : []));
-        if (ended.length > 0)
-          this.ctx.storage.sql.exec(
-            "delete from deliveries where delivery_id in (select value from json_each(?))",
-            JSON.stringify(ended),
-          );
+        if (ended.length > 0) this.#end(ended);
         for (const write of writes) write.resolve();
       } catch (error) {
         for (const write of writes) write.reject(error);

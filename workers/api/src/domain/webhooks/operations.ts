@@ -43,6 +43,7 @@ function deliveryOf(
   event: { id: string; type: DeliveredEventType; payload: string },
   attempt: number,
   id: string,
+  again = true,
 ): DeliveryMessage {
   return {
     shard: context.actor.shard,
@@ -54,6 +55,7 @@ function deliveryOf(
     payload: event.payload,
     attempt,
     notBefore: 0,
+    ...(again ? { again } : {}),
   };
 }
 
@@ -87,7 +89,7 @@ export async function testWebhookOf(context: ServiceContext, env: DeliveryEnv, w
     queuedAt: now,
     claimedAt: now,
   });
-  const message = deliveryOf(context, webhook, { ...event, payload }, 1, await deliveryId(event.id, webhook.id));
+  const message = deliveryOf(context, webhook, { ...event, payload }, 1, await deliveryId(event.id, webhook.id), false);
   await routeDeliveries(db, env, [message], now);
   return queued(message);
 }
