@@ -28,7 +28,7 @@ interface Deliveries {
 
 const receiverPath = () => `/hook-${unique()}`;
 const received = async (path: string) => (await (await fetch(`${env.RECEIVER_URL}/__requests${path}`)).json()) as Received[];
-const program = (path: string, responses: { status: number; headers?: Record<string, string> }[]) =>
+const program = (path: string, responses: { status: number; headers?: Record<string, string>; delayMs?: number }[]) =>
   fetch(`${env.RECEIVER_URL}/__program${path}`, { method: "POST", body: JSON.stringify(responses) });
 
 /** A fresh organization's workspace with an object type: its burst bucket and events are its own. */
@@ -232,6 +232,36 @@ describe("POST /webhooks/{webhookId}/replay", () => {
     // The three events again, each with the webhook-id its first delivery had.
     const ids = all.map((request) => request.headers["webhook-id"]);
     expect(ids.slice(3).sort()).toEqual(ids.slice(0, 3).sort());
+  });
+
+  it("replays a delivery whose send is still out: it goes once more when that send ends, under its webhook-id", async () => {
+    const where = await place();
+    const path = receiverPath();
+    await program(path, [{ status: 200, delayMs: 1000 }]);
+    const { webhook } = await subscribe(where, path);
+    await createRecord(where);
+    // The first send reached the receiver, which answers a second later (within the answer timeout): the lane still holds the delivery.
+    await eventually(
+      () => received(path),
+      (items) => items.length === 1,
+    );
+    const response = await post(`/webhooks/${webhook.id}/replay`, where.key, { sinceMs: Date.now() - 60_000 });
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({ queued: 1 });
+    const all = await eventually(
+      () => received(path),
+      (items) => items.length === 2,
+    );
+    expect(all).toHaveLength(2);
+    expect(all[1]?.headers["webhook-id"]).toBe(all[0]?.headers["webhook-id"]);
+    const { data } = await eventually(
+      () => deliveriesOf(where, webhook.id),
+      (deliveries) => deliveries.data.filter((attempt) => attempt.status === "delivered").length === 2,
+    );
+    expect(data.map((attempt) => [attempt.attempt, attempt.status]).sort()).toEqual([
+      [1, "delivered"],
+      [2, "delivered"],
+    ]);
   });
 
   it("replays 2 000 events with their webhook-ids while another workspace's live deliveries keep their pace", async () => {

@@ -10,6 +10,8 @@
  * again, and attempt rows cut while being written are written again under their own ids (so once). A
  * probe the breaker stored as out is lost (a restart ends it, and one out longer than the answer
  * timeout and a margin counts as lost too), so another probe goes. Nothing is held without an alarm.
+ * A delivery asked for again (a replay, a redelivery) while a send of it is out is marked `again`:
+ * when that send's outcome is stored it stays, due at once, with the next attempt number.
  */
 import { DurableObject } from "cloudflare:workers";
 import { logUnexpectedError } from "@crm/contracts";
@@ -65,6 +67,8 @@ interface LaneRow extends Record<string, SqlStorageValue> {
   message: string;
   run_at: number;
   held: number;
+  /** Asked for again while a send of it was out: it goes once more after that send. */
+  again: number;
 }
 
 /** The endpoint's health as `GET /webhooks/{id}` shows it (before the subscription's own `disabled`). */
@@ -138,13 +142,17 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
       .toArray().length;
     if (tables < 2) {
       ctx.storage.sql.exec(
-        "create table if not exists deliveries (delivery_id text primary key, message text not null, run_at integer not null, held integer not null default 0)",
+        "create table if not exists deliveries (delivery_id text primary key, message text not null, run_at integer not null, held integer not null default 0, again integer not null default 0)",
       );
       ctx.storage.sql.exec("create index if not exists deliveries_due on deliveries (run_at)");
       ctx.storage.sql.exec(
         "create table if not exists unwritten_attempts (id text primary key, attempt text not null, disables integer not null, dead_letter text)",
       );
     }
+    // Lanes whose table predates `again` gain the column once (a read on every later start).
+    const columns = ctx.storage.sql.exec<{ name: string }>("select name from pragma_table_info('deliveries')").toArray();
+    if (!columns.some((column) => column.name === "again"))
+      ctx.storage.sql.exec("alter table deliveries add column again integer not null default 0");
     this.#shardDb = this.#storedShard === undefined ? null : shardDatabase(env, this.#storedShard).db;
     // The subscription as the last instance read it: fresh enough, it spares a restarted lane a D1 read before its first send.
     this.#subscription = ctx.storage.kv.get<{ row: WebhookRow | undefined; at: number }>("subscription") ?? null;
@@ -192,14 +200,23 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   /**
    * Takes deliveries over and starts what it can. A repeat of one it holds is ignored, and so is one
    * it concluded whose attempt row is not yet written (a Queue batch redelivered meanwhile): the
-   * API shows such a delivery as ended only once that row is in D1.
+   * API shows such a delivery as ended only once that row is in D1. A delivery asked for again (a
+   * replay, a redelivery: `again`) always goes once more: after the send of it that is out, if one is.
    */
   accept(messages: DeliveryMessage[]): void {
+    const { sql } = this.ctx.storage;
+    const asked = messages.filter((message) => message.again);
+    const outAgain = asked.filter((message) => this.#outstanding.has(message.deliveryId));
+    if (outAgain.length > 0)
+      sql.exec(
+        "update deliveries set again = 1 where delivery_id in (select value from json_each(?))",
+        JSON.stringify(outAgain.map((message) => message.deliveryId)),
+      );
     // One statement for the whole batch: the messages as one JSON array, each row's message its element's text.
-    this.ctx.storage.sql.exec(
+    sql.exec(
       `insert or ignore into deliveries (delivery_id, message, run_at)
        select value ->> 'deliveryId', value, value ->> 'notBefore' from json_each(?)
-       where value ->> 'deliveryId' not in (select attempt ->> 'deliveryId' from unwritten_attempts where attempt ->> 'status' in ('delivered', 'failed'))`,
+       where value ->> 'again' or value ->> 'deliveryId' not in (select attempt ->> 'deliveryId' from unwritten_attempts where attempt ->> 'status' in ('delivered', 'failed'))`,
       JSON.stringify(messages),
     );
     this.#pump();
@@ -489,9 +506,10 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
       outcome.ends && outcome.deadLetter ? JSON.stringify(outcome.deadLetter) : null,
     );
     if (outcome.ends) this.#forget(row);
+    // The retry is the send a replay asked for meanwhile: `again` is cleared.
     else
       sql.exec(
-        "update deliveries set message = ?, run_at = ?, held = ? where delivery_id = ?",
+        "update deliveries set message = ?, run_at = ?, held = ?, again = 0 where delivery_id = ?",
         JSON.stringify(outcome.message),
         outcome.runAt,
         outcome.held ? 1 : 0,
@@ -501,8 +519,19 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
     void this.#writeAttempts();
   }
 
+  /** The delivery leaves storage, unless it was asked for again meanwhile: then it stays, due now, with the next attempt number. */
   #forget(row: LaneRow): void {
-    this.ctx.storage.sql.exec("delete from deliveries where delivery_id = ?", row.delivery_id);
+    const { sql } = this.ctx.storage;
+    sql.exec("delete from deliveries where delivery_id = ? and again = 0", row.delivery_id);
+    const again = sql.exec(
+      "update deliveries set again = 0, run_at = ?, message = json_set(message, '$.attempt', json_extract(message, '$.attempt') + 1) where delivery_id = ?",
+      Date.now(),
+      row.delivery_id,
+    );
+    if (again.rowsWritten > 0) {
+      void this.#wakeAt(Date.now());
+      this.#pumpSoon();
+    }
   }
 
   #attemptOf(message: DeliveryMessage) {

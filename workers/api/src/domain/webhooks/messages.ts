@@ -40,4 +40,6 @@ export interface DeliveryMessage {
   notBefore: number;
   /** Set once the burst limit gave the delivery a later slot: it has its token and is not counted again. */
   burstSlot?: boolean;
+  /** A replay or redelivery: sent once more even if the lane still holds the delivery's last send. */
+  again?: boolean;
 }

@@ -44,6 +44,7 @@ function deliveryOf(
   event: { id: string; type: DeliveredEventType; payload: string },
   attempt: number,
   id: string,
+  again = true,
 ): DeliveryMessage {
   return {
     shard: context.actor.shard,
@@ -55,6 +56,7 @@ function deliveryOf(
     payload: event.payload,
     attempt,
     notBefore: 0,
+    ...(again ? { again } : {}),
   };
 }
 
@@ -88,7 +90,7 @@ export async function testWebhookOf(context: ServiceContext, env: DeliveryEnv, w
     queuedAt: now,
     claimedAt: now,
   });
-  const message = deliveryOf(context, webhook, { ...event, payload }, 1, await deliveryId(event.id, webhook.id));
+  const message = deliveryOf(context, webhook, { ...event, payload }, 1, await deliveryId(event.id, webhook.id), false);
   await routeDeliveries(db, env, [message], now);
   return queued(message);
 }
