@@ -1,4 +1,4 @@
-import { catalogue, conditionalReadOf, type Operation, openApiDocument } from "@crm/contracts";
+import { catalogue, conditionalResourceOf, type Operation, openApiDocument } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
 import { expectStatus } from "./crm";
 import { addPerson, inboxWorkspace } from "./inbox";
@@ -131,7 +131,7 @@ describe("the catalogue", () => {
   const entry = (operation: Operation) => paths[operation.path]?.[operation.method] as Entry;
 
   it("declares If-None-Match and 304 on every single-resource GET, If-Match and 412 on every write at its path", () => {
-    const conditional = catalogue.filter((operation) => conditionalReadOf(operation, catalogue));
+    const conditional = catalogue.filter((operation) => conditionalResourceOf(operation, catalogue));
     expect(conditional.map((operation) => operation.operationId)).toEqual(
       expect.arrayContaining(["getTask", "updateTask", "deleteTask", "getWebhook", "updateWebhook", "putConversationDraft"]),
     );

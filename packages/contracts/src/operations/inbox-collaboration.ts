@@ -80,6 +80,7 @@ export const createComment = defineOperation({
   mcpTool: "inbox_comments_create",
   method: "post",
   path: "/inbox/conversations/{conversationId}/comments",
+  resource: "/inbox/comments/{commentId}",
   request: { params: conversationParams, body: jsonBody(commentBody("CreateComment")) },
   responses: { 201: jsonResponse("The comment", commentResponse) },
 });
@@ -94,6 +95,7 @@ export const updateComment = defineOperation({
   mcpTool: "inbox_comments_update",
   method: "patch",
   path: "/inbox/comments/{commentId}",
+  resource: "/inbox/comments/{commentId}",
   request: { params: commentParams, body: jsonBody(commentBody("UpdateComment")) },
   responses: { 200: jsonResponse("The comment after the change", commentResponse) },
 });
@@ -108,6 +110,7 @@ export const deleteComment = defineOperation({
   mcpTool: "inbox_comments_delete",
   method: "delete",
   path: "/inbox/comments/{commentId}",
+  resource: "/inbox/comments/{commentId}",
   request: { params: commentParams, body: jsonBody(emptyBodySchema, false) },
   responses: { 200: jsonResponse("The id of the deleted comment", deletedSchema) },
 });
@@ -149,6 +152,7 @@ export const createTag = defineOperation({
   mcpTool: "inbox_tags_create",
   method: "post",
   path: "/inbox/tags",
+  resource: "/inbox/tags/{tagId}",
   request: {
     body: jsonBody(
       z
@@ -170,6 +174,7 @@ export const updateTag = defineOperation({
   mcpTool: "inbox_tags_update",
   method: "patch",
   path: "/inbox/tags/{tagId}",
+  resource: "/inbox/tags/{tagId}",
   request: {
     params: tagParams,
     body: jsonBody(
@@ -193,6 +198,7 @@ export const deleteTag = defineOperation({
   mcpTool: "inbox_tags_delete",
   method: "delete",
   path: "/inbox/tags/{tagId}",
+  resource: "/inbox/tags/{tagId}",
   request: { params: tagParams, body: jsonBody(emptyBodySchema, false) },
   responses: { 200: jsonResponse("The id of the deleted tag", deletedSchema) },
 });

@@ -27,6 +27,9 @@ export function slugFrom(name: string): string {
 export const loadObjectType = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
   loadInWorkspace(db, actor, objectTypes, id, { what: "Object type", role });
 
+/** An object type as its writes answer it. */
+export const readObjectType = async (context: ServiceContext, id: string) => objectTypeResponse(await loadObjectType(context, id));
+
 export async function listObjectTypesOf({ db, actor }: ServiceContext, workspaceId: string) {
   await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
   const rows = await db

@@ -4,6 +4,7 @@ import { and, asc, eq, inArray, like } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace, reachWorkspace } from "../../access";
 import { runBatch } from "../../batch";
+import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
 import type { Database, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
@@ -83,22 +84,28 @@ export async function createTagIn({ db, actor }: ServiceContext, input: BodyOf<t
   return tagResponse(row);
 }
 
-/** Writes only the columns the request changes, in one conditional statement. */
+/** A tag as its writes answer it. */
+export const readTag = async (context: ServiceContext, tagId: string) => tagResponse(await loadTag(context, tagId));
+
+/** Changes a tag's named properties, conditionally (`changeWithoutLoss`). */
 export async function updateTagOf(context: ServiceContext, tagId: string, changes: BodyOf<typeof operations.updateTag>) {
   const { db } = context;
-  const tag = await loadTag(context, tagId, "member");
-  if (changes.name !== undefined) await assertNameFree(db, tag.workspaceId, changes.name, tag.id);
-  const [updated] = await db
-    .update(inboxTags)
-    .set({
-      ...(changes.name === undefined ? {} : { name: changes.name, nameKey: nameKeyOf(changes.name) }),
-      ...(changes.color === undefined ? {} : { color: changes.color }),
-      updatedAt: Date.now(),
-    })
-    .where(eq(inboxTags.id, tag.id))
-    .returning();
-  if (!updated) throw new ApiError("not_found", "Tag not found");
-  return tagResponse(updated);
+  return changeWithoutLoss(context, {
+    what: "Tag",
+    named: Object.keys(changes),
+    read: () => loadTag(context, tagId, "member"),
+    shown: tagResponse,
+    write: async (tag) => {
+      if (changes.name !== undefined) await assertNameFree(db, tag.workspaceId, changes.name, tag.id);
+      const columns = {
+        ...(changes.name === undefined ? {} : { name: changes.name, nameKey: nameKeyOf(changes.name) }),
+        ...(changes.color === undefined ? {} : { color: changes.color }),
+      };
+      const updatedAt = nextUpdatedAt(tag);
+      await runConditionalBatch(db, inboxTags, tag, columns, updatedAt);
+      return tagResponse({ ...tag, ...columns, updatedAt });
+    },
+  });
 }
 
 /**
