@@ -111,11 +111,55 @@ describe("comments on conversations", () => {
     const { linked } = await conversations(workspace);
     const stranger = await inboxWorkspace();
     const body = await comment(workspace.key, linked, { text: "Hi", mentionUserIds: [stranger.userId] }, 400);
-    expect(body.error.details).toEqual([{ path: "body.mentionUserIds.0", message: "Not a member of the workspace" }]);
+    expect(body.error.message).toContain(stranger.userId);
+    expect(body.error.details).toEqual([
+      { path: "body.mentionUserIds.0", message: `${stranger.userId} cannot see this conversation` },
+    ]);
     for (const json of [{}, { text: "" }, { text: "Hi", extra: true }, { html: 42 }, { text: "Hi", mentionUserIds: ["nope"] }])
       await comment(workspace.key, linked, json, 400);
     const viewer = await addInboxMember(workspace, "viewer", "all");
     await comment(viewer.key, linked, { text: "Hi" }, 403);
+  });
+
+  it("mention exactly the people who can see the conversation: the owner without a membership too", async () => {
+    const workspace = await inboxWorkspace();
+    const { linked, unlinked } = await conversations(workspace);
+    const bob = await addInboxMember(workspace, "member", "all");
+    const reader = await addInboxMember(workspace, "member", "record_read");
+    // The organization's owner (workspace.userId) is no listed member of the workspace, yet sees all of it.
+    const owner = workspace.userId;
+    const made = (await comment(bob.key, unlinked, { text: "Over to you", mentionUserIds: [owner] })).comment;
+    expect(made.mentionUserIds).toEqual([owner]);
+    const edited = await expectStatus<{ comment: Comment }>(200, `/inbox/comments/${made.id}`, {
+      method: "PATCH",
+      key: bob.key,
+      json: { mentionUserIds: [owner, bob.userId] },
+    });
+    expect(edited.comment).toMatchObject({ text: "Over to you", mentionUserIds: [owner, bob.userId] });
+    // A record-scoped member sees (so may be mentioned on) a conversation linked to a record only.
+    const onLinked = (await comment(bob.key, linked, { text: "Can you check?", mentionUserIds: [reader.userId, owner] })).comment;
+    expect(onLinked.mentionUserIds).toEqual([reader.userId, owner]);
+    const refused = await comment(bob.key, unlinked, { text: "Can you check?", mentionUserIds: [owner, reader.userId] }, 400);
+    expect(refused.error.message).toContain(reader.userId);
+    expect(refused.error.details).toEqual([
+      { path: "body.mentionUserIds.1", message: `${reader.userId} cannot see this conversation` },
+    ]);
+    // A user of the organization who is a member of another workspace only sees nothing here.
+    const elsewhere = await createMember({
+      organizationId: workspace.organizationId,
+      region: "us",
+      workspaceId: (await inboxWorkspace()).workspaceId,
+      role: "member",
+    });
+    await expectStatus(400, `/inbox/comments/${made.id}`, {
+      method: "PATCH",
+      key: bob.key,
+      json: { mentionUserIds: [elsewhere.userId] },
+    });
+    expect(
+      (await expectStatus<Page<Comment>>(200, `/inbox/conversations/${unlinked}/comments`, { key: bob.key })).data[0]
+        ?.mentionUserIds,
+    ).toEqual([owner, bob.userId]);
   });
 
   it("are seen only by whoever may see the conversation, in lists, by id and through q", async () => {

@@ -43,15 +43,8 @@ const mentionUserIds = z
   .max(50)
   .optional()
   .openapi({ description: "Members of the workspace to mention (400 naming the position otherwise)." });
-const commentBody = (name: string) =>
-  z
-    .object({ text: content.optional(), html: content.optional(), mentionUserIds })
-    .strict()
-    .superRefine((body, context) => {
-      if (body.text === undefined && body.html === undefined)
-        context.addIssue({ code: "custom", path: ["text"], message: "Give text or html" });
-    })
-    .openapi(name, { example: { text: "Looping in finance: @Bob can you check the invoice?" } });
+const commentFields = z.object({ text: content.optional(), html: content.optional(), mentionUserIds }).strict();
+const commentExample = { example: { text: "Looping in finance: @Bob can you check the invoice?" } };
 
 const commentNote =
   "Comments are internal: never mailed, never shown to the customer, visible to whoever may see the conversation, and found by `q` on the conversation list. `html` is sanitized as note contents are; `text` is derived from it when not given.";
@@ -81,7 +74,17 @@ export const createComment = defineOperation({
   method: "post",
   path: "/inbox/conversations/{conversationId}/comments",
   resource: "/inbox/comments/{commentId}",
-  request: { params: conversationParams, body: jsonBody(commentBody("CreateComment")) },
+  request: {
+    params: conversationParams,
+    body: jsonBody(
+      commentFields
+        .superRefine((body, context) => {
+          if (body.text === undefined && body.html === undefined)
+            context.addIssue({ code: "custom", path: ["text"], message: "Give text or html" });
+        })
+        .openapi("CreateComment", commentExample),
+    ),
+  },
   responses: { 201: jsonResponse("The comment", commentResponse) },
 });
 
@@ -89,14 +92,14 @@ export const updateComment = defineOperation({
   operationId: "updateComment",
   tag: "Inbox",
   summary: "Edit a comment",
-  description: `Its author only (403 \`forbidden\` for anyone else). The given content replaces the comment's; \`mentionUserIds\`, when given, replaces the mentions. ${commentNote}`,
+  description: `Its author only (403 \`forbidden\` for anyone else). Content given (\`text\` or \`html\`) replaces the comment's; \`mentionUserIds\`, when given, replaces the mentions; what is not given stays. ${commentNote}`,
   scope: "inbox:write",
   costUnits: costUnits.write,
   mcpTool: "inbox_comments_update",
   method: "patch",
   path: "/inbox/comments/{commentId}",
   resource: "/inbox/comments/{commentId}",
-  request: { params: commentParams, body: jsonBody(commentBody("UpdateComment")) },
+  request: { params: commentParams, body: jsonBody(commentFields.openapi("UpdateComment", commentExample)) },
   responses: { 200: jsonResponse("The comment after the change", commentResponse) },
 });
 

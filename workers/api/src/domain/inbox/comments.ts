@@ -52,16 +52,23 @@ async function checkMentions(context: ServiceContext, conversation: Conversation
   );
 }
 
-/** Sanitized HTML (empty when only text is given) and its text, derived unless given; mentions checked. */
-async function commentContent(
+/**
+ * The columns a body sets: sanitized HTML (empty when only text is given) and its text, derived
+ * unless given, when it gives content; the mentions, checked, when it names them.
+ */
+async function commentColumns(
   context: ServiceContext,
   conversation: ConversationRow,
-  input: BodyOf<typeof operations.createComment>,
+  input: BodyOf<typeof operations.updateComment>,
 ) {
-  const { html, plain } = sanitizedContent("html", input.html, input.text);
   const mentionUserIds = input.mentionUserIds && [...new Set(input.mentionUserIds)];
   await checkMentions(context, conversation, mentionUserIds ?? []);
-  return { html, text: plain, mentionUserIds };
+  const content =
+    input.html === undefined && input.text === undefined ? null : sanitizedContent("html", input.html, input.text);
+  return {
+    ...(content === null ? {} : { html: content.html, text: content.plain }),
+    ...(mentionUserIds === undefined ? {} : { mentionUserIds }),
+  };
 }
 
 /** A comment, after the checks of its conversation: one a caller may not see does not exist for them. */
@@ -112,7 +119,8 @@ export async function createCommentOn(
 ) {
   const { db, actor } = context;
   const { row } = await loadConversation(context, conversationId, "member");
-  const content = await commentContent(context, row, input);
+  // The body's schema requires text or html, so both columns are set.
+  const { html = "", text = "", mentionUserIds = [] } = await commentColumns(context, row, input);
   const now = Date.now();
   const [created] = await db
     .insert(conversationComments)
@@ -121,9 +129,9 @@ export async function createCommentOn(
       workspaceId: row.workspaceId,
       conversationId: row.id,
       authorId: actor.actor.id,
-      html: content.html,
-      text: content.text,
-      mentionUserIds: content.mentionUserIds ?? [],
+      html,
+      text,
+      mentionUserIds,
       createdAt: now,
       updatedAt: now,
     })
@@ -132,8 +140,8 @@ export async function createCommentOn(
 }
 
 /**
- * The author's edit, conditionally (`changeWithoutLoss`): the content and, when given, the
- * mentions. Only the author's own request ever changes a comment.
+ * The author's edit, conditionally (`changeWithoutLoss`): the content, the mentions, or both,
+ * whichever the body gives. Only the author's own request ever changes a comment.
  */
 export async function updateCommentOf(
   context: ServiceContext,
@@ -143,8 +151,11 @@ export async function updateCommentOf(
   const { db, actor } = context;
   return changeWithoutLoss(context, {
     what: "Comment",
-    // The given content replaces both of its forms.
-    named: ["html", "text", ...(input.mentionUserIds === undefined ? [] : ["mentionUserIds"])],
+    // Content given replaces both of its forms.
+    named: [
+      ...(input.html === undefined && input.text === undefined ? [] : ["html", "text"]),
+      ...(input.mentionUserIds === undefined ? [] : ["mentionUserIds"]),
+    ],
     read: async () => {
       const loaded = await loadComment(context, commentId, "member");
       if (loaded.comment.authorId !== actor.actor.id) throw new ApiError("forbidden", "Only the author may edit a comment");
@@ -152,12 +163,7 @@ export async function updateCommentOf(
     },
     shown: ({ comment }) => commentResponse(comment),
     write: async ({ comment, row }) => {
-      const content = await commentContent(context, row, input);
-      const columns = {
-        html: content.html,
-        text: content.text,
-        ...(content.mentionUserIds === undefined ? {} : { mentionUserIds: content.mentionUserIds }),
-      };
+      const columns = await commentColumns(context, row, input);
       const updatedAt = nextUpdatedAt(comment);
       await runConditionalBatch(db, conversationComments, comment, columns, updatedAt);
       return commentResponse({ ...comment, ...columns, updatedAt });
