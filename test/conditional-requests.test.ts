@@ -171,7 +171,9 @@ async function versionedResources(): Promise<{ key: string; resources: Versioned
       path: (id) => `/crm/fields/${tier.id}/options/${id}`,
       change: (n) => ({ label: `Silver ${n}` }),
       stored: async (id) =>
-        ((await listed(`/crm/objects/${vendor.id}/fields`, tier.id))?.options as Json[]).find((option) => option.id === id),
+        (((await listed(`/crm/objects/${vendor.id}/fields`, tier.id)) as Json).options as Json[]).find(
+          (option) => option.id === id,
+        ),
       deletable: false,
     },
     {
@@ -294,9 +296,9 @@ describe("the MCP tools of a resource without a single-resource GET", () => {
     const stale = await rawToolCall(key, "inbox_tags_delete", { tagId, ifMatch: etag });
     expect(toolError(stale).error.code).toBe("precondition_failed");
     const current = (renamed as { _meta?: { etag?: string } })._meta?.etag as string;
-    expect(structured<{ deletedId: string }>(await rawToolCall(key, "inbox_tags_delete", { tagId, ifMatch: current })).deletedId).toBe(
-      tagId,
-    );
+    expect(
+      structured<{ deletedId: string }>(await rawToolCall(key, "inbox_tags_delete", { tagId, ifMatch: current })).deletedId,
+    ).toBe(tagId);
   });
 });
 

@@ -38,11 +38,10 @@ const commentResponse = z.object({ comment: commentSchema });
 const tagResponse = z.object({ tag: tagSchema });
 
 const content = z.string().min(1).max(100_000);
-const mentionUserIds = z
-  .array(idSchema("usr"))
-  .max(50)
-  .optional()
-  .openapi({ description: "Members of the workspace to mention (400 naming the position otherwise)." });
+const mentionUserIds = z.array(idSchema("usr")).max(50).optional().openapi({
+  description:
+    "People to mention: each must be able to see the conversation (members with the inbox access it needs, the organization's admins and owners); 400 naming the id otherwise.",
+});
 const commentFields = z.object({ text: content.optional(), html: content.optional(), mentionUserIds }).strict();
 const commentExample = { example: { text: "Looping in finance: @Bob can you check the invoice?" } };
 

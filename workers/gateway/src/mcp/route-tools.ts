@@ -1,11 +1,4 @@
-import {
-  catalogue,
-  type JsonSchema,
-  type Operation,
-  operationArguments,
-  operationResult,
-  takesIfMatch,
-} from "@crm/contracts";
+import { catalogue, type JsonSchema, type Operation, operationArguments, operationResult, takesIfMatch } from "@crm/contracts";
 import { fromJsonSchema, type StandardSchemaWithJSON, type ToolAnnotations } from "@modelcontextprotocol/server";
 import { openApiDocumentFor } from "../openapi";
 

@@ -28,7 +28,8 @@ export const loadObjectType = ({ db, actor }: ServiceContext, id: string, role?:
   loadInWorkspace(db, actor, objectTypes, id, { what: "Object type", role });
 
 /** An object type as its writes answer it. */
-export const readObjectType = async (context: ServiceContext, id: string) => objectTypeResponse(await loadObjectType(context, id));
+export const readObjectType = async (context: ServiceContext, id: string) =>
+  objectTypeResponse(await loadObjectType(context, id));
 
 export async function listObjectTypesOf({ db, actor }: ServiceContext, workspaceId: string) {
   await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });

@@ -63,8 +63,7 @@ async function commentColumns(
 ) {
   const mentionUserIds = input.mentionUserIds && [...new Set(input.mentionUserIds)];
   await checkMentions(context, conversation, mentionUserIds ?? []);
-  const content =
-    input.html === undefined && input.text === undefined ? null : sanitizedContent("html", input.html, input.text);
+  const content = input.html === undefined && input.text === undefined ? null : sanitizedContent("html", input.html, input.text);
   return {
     ...(content === null ? {} : { html: content.html, text: content.plain }),
     ...(mentionUserIds === undefined ? {} : { mentionUserIds }),
