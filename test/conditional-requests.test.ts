@@ -119,8 +119,8 @@ describe("If-Match under concurrency", () => {
  */
 interface Versioned {
   name: string;
-  /** Its creation: path and body. */
-  create: { path: string; json: Json };
+  /** Its creation: path and body (a fresh one per call, so names stay unique). */
+  create: { path: string; json: () => Json };
   wrapper: string;
   /** The prefix of its ids. */
   prefix: string;
@@ -145,7 +145,10 @@ async function versionedResources(): Promise<{ key: string; resources: Versioned
   const resources: Versioned[] = [
     {
       name: "object type",
-      create: { path: "/crm/objects", json: { workspaceId, nameSingular: "Supplier", namePlural: `Suppliers ${unique()}` } },
+      create: {
+        path: "/crm/objects",
+        json: () => ({ workspaceId, nameSingular: "Supplier", namePlural: `Suppliers ${unique()}` }),
+      },
       wrapper: "object",
       prefix: "obj",
       path: (id) => `/crm/objects/${id}`,
@@ -155,7 +158,7 @@ async function versionedResources(): Promise<{ key: string; resources: Versioned
     },
     {
       name: "field",
-      create: { path: `/crm/objects/${vendor.id}/fields`, json: { name: "Region", type: "text" } },
+      create: { path: `/crm/objects/${vendor.id}/fields`, json: () => ({ name: `Region ${unique()}`, type: "text" }) },
       wrapper: "field",
       prefix: "fld",
       path: (id) => `/crm/fields/${id}`,
@@ -165,7 +168,7 @@ async function versionedResources(): Promise<{ key: string; resources: Versioned
     },
     {
       name: "option",
-      create: { path: `/crm/fields/${tier.id}/options`, json: { value: `silver-${unique()}` } },
+      create: { path: `/crm/fields/${tier.id}/options`, json: () => ({ value: `silver-${unique()}` }) },
       wrapper: "option",
       prefix: "opt",
       path: (id) => `/crm/fields/${tier.id}/options/${id}`,
@@ -178,7 +181,7 @@ async function versionedResources(): Promise<{ key: string; resources: Versioned
     },
     {
       name: "inbox view",
-      create: { path: "/inbox/views", json: { workspaceId, name: "Waiting" } },
+      create: { path: "/inbox/views", json: () => ({ workspaceId, name: "Waiting" }) },
       wrapper: "view",
       prefix: "ivw",
       path: (id) => `/inbox/views/${id}`,
@@ -188,7 +191,7 @@ async function versionedResources(): Promise<{ key: string; resources: Versioned
     },
     {
       name: "comment",
-      create: { path: `/inbox/conversations/${conversationId}/comments`, json: { text: "Looking into it" } },
+      create: { path: `/inbox/conversations/${conversationId}/comments`, json: () => ({ text: "Looking into it" }) },
       wrapper: "comment",
       prefix: "cmt",
       path: (id) => `/inbox/comments/${id}`,
@@ -198,7 +201,7 @@ async function versionedResources(): Promise<{ key: string; resources: Versioned
     },
     {
       name: "tag",
-      create: { path: "/inbox/tags", json: { workspaceId, name: `Billing ${unique()}`, color: "#22c55e" } },
+      create: { path: "/inbox/tags", json: () => ({ workspaceId, name: `Billing ${unique()}`, color: "#22c55e" }) },
       wrapper: "tag",
       prefix: "tag",
       path: (id) => `/inbox/tags/${id}`,
@@ -225,7 +228,7 @@ describe("resources without a single-resource GET", () => {
     "a %s answers its ETag on creation and every PATCH; If-Match with it writes, a stale one is 412 and nothing is written",
     async (name) => {
       const resource = resourceNamed(name);
-      const created = await call(resource.create.path, { method: "POST", key, json: resource.create.json });
+      const created = await call(resource.create.path, { method: "POST", key, json: resource.create.json() });
       expect(created.status).toBe(201);
       const createdTag = created.headers.get("etag") as string;
       expect(createdTag).toMatch(etagPattern);
@@ -256,6 +259,33 @@ describe("resources without a single-resource GET", () => {
       expect(await resource.stored(id)).toBeDefined();
       expect((await call(path, { method: "DELETE", key, headers: { "if-match": secondTag } })).status).toBe(200);
       expect(await resource.stored(id)).toBeUndefined();
+    },
+  );
+
+  it.each(versionedNames.filter((name) => name !== "option"))(
+    "a %s changed and deleted at once under one ETag: one of the two, never both",
+    async (name) => {
+      const resource = resourceNamed(name);
+      for (let round = 0; round < 4; round++) {
+        const created = await call(resource.create.path, { method: "POST", key, json: resource.create.json() });
+        expect(created.status).toBe(201);
+        const etag = created.headers.get("etag") as string;
+        const { id } = ((await created.json()) as Record<string, Json>)[resource.wrapper] as { id: string };
+        const path = resource.path(id);
+        const [patched, deleted] = await Promise.all([
+          call(path, { method: "PATCH", key, json: resource.change(round), headers: { "if-match": etag } }),
+          call(path, { method: "DELETE", key, headers: { "if-match": etag } }),
+        ]);
+        const statuses = [patched.status, deleted.status];
+        expect(
+          statuses.filter((status) => status === 200),
+          `round ${round}: ${statuses}`,
+        ).toHaveLength(1);
+        expect([412, 404]).toContain(statuses.find((status) => status !== 200));
+        const stored = await resource.stored(id);
+        if (deleted.status === 200) expect(stored).toBeUndefined();
+        else expect(stored).toEqual(((await patched.json()) as Record<string, Json>)[resource.wrapper]);
+      }
     },
   );
 

@@ -4,7 +4,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace } from "../../access";
 import { runBatch } from "../../batch";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
@@ -146,7 +146,7 @@ export async function updateFieldOf(
 export async function deleteFieldOf(context: ServiceContext, fieldDefinitionId: string): Promise<void> {
   const field = await loadField(context, fieldDefinitionId, "admin");
   if (field.isSystem) throw new ApiError("system_resource", "System fields cannot be deleted");
-  await runBatch(context.db, await fieldRemovalStatements(context.db, [field]));
+  await runBatchAtVersion(context, fieldDefinitions, field.id, await fieldRemovalStatements(context.db, [field]));
 }
 
 /** The fields' new order: exactly the current set, each once. */

@@ -3,7 +3,7 @@ import { regional } from "@crm/db";
 import { and, asc, eq, inArray, max, ne } from "drizzle-orm";
 import { loadInWorkspace, reachWorkspace } from "../../access";
 import { runBatch } from "../../batch";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";
 import { unindexObjectType } from "../records/search-index";
@@ -119,7 +119,7 @@ export async function deleteObjectTypeOf(context: ServiceContext, objectTypeId: 
     .from(fieldDefinitions)
     .where(eq(fieldDefinitions.objectTypeId, objectTypeId));
   const ownRecords = db.select({ id: records.id }).from(records).where(eq(records.objectTypeId, objectTypeId));
-  await db.batch([
+  await runBatchAtVersion(context, objectTypes, objectTypeId, [
     db.delete(recordValues).where(inArray(recordValues.targetRecordId, ownRecords)),
     db.delete(recordValues).where(inArray(recordValues.recordId, ownRecords)),
     unindexObjectType(db, objectTypeId),

@@ -2,7 +2,7 @@ import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
 import { loadInWorkspace } from "../../access";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { creationOrder, paginate } from "../../pagination";
@@ -176,5 +176,7 @@ export async function deleteCommentOf(context: ServiceContext, commentId: string
   const isAdmin = access.role === "admin" || access.role === "owner";
   if (comment.authorId !== context.actor.actor.id && !isAdmin)
     throw new ApiError("forbidden", "Only the author or an admin may delete a comment");
-  await context.db.delete(conversationComments).where(eq(conversationComments.id, comment.id));
+  await runBatchAtVersion(context, conversationComments, comment.id, [
+    context.db.delete(conversationComments).where(eq(conversationComments.id, comment.id)),
+  ]);
 }

@@ -3,8 +3,7 @@ import { newId, regional } from "@crm/db";
 import { and, asc, eq, inArray, like } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace, reachWorkspace } from "../../access";
-import { runBatch } from "../../batch";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import type { Database, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
@@ -135,7 +134,7 @@ export async function deleteTagOf(context: ServiceContext, tagId: string): Promi
     );
   }
   statements.push(db.delete(inboxTags).where(eq(inboxTags.id, tag.id)));
-  await runBatch(db, statements);
+  await runBatchAtVersion(context, inboxTags, tag.id, statements);
 }
 
 /** The ids among `tagIds` that are not tags of the workspace, as problems naming their position under `path`. */

@@ -4,7 +4,7 @@ import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspaceWith, reachWorkspace, requireRole } from "../../access";
 import { rowsPerStatement, runBatch } from "../../batch";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import { withCreators } from "../../directory";
 import type { Database, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
@@ -192,7 +192,7 @@ export async function updateInboxViewOf(
 export async function deleteInboxViewOf(context: ServiceContext, viewId: string): Promise<void> {
   const { db } = context;
   const row = await loadWritableView(context, viewId);
-  await runBatch(db, [
+  await runBatchAtVersion(context, inboxViews, row.id, [
     db.delete(inboxViews).where(eq(inboxViews.id, row.id)),
     db.delete(inboxViewMembers).where(eq(inboxViewMembers.viewId, row.id)),
   ]);
