@@ -29,7 +29,7 @@ type VersionedTable = SQLiteTable & { id: SQLiteColumn; updatedAt: SQLiteColumn 
 class RowMoved extends Error {}
 
 /** Plans of one request against rows that keep moving: one write wins each round, so eight rounds cover eight writers. */
-const maxAttempts = 10;
+export const maxAttempts = 10;
 
 /** The `updatedAt` a write gives a row: now, and always past the one it read. */
 export const nextUpdatedAt = (row: VersionedRow, now = Date.now()) => Math.max(now, row.updatedAt + 1);
@@ -38,6 +38,27 @@ export const nextUpdatedAt = (row: VersionedRow, now = Date.now()) => Math.max(n
 const failUnlessChanged = (db: Database) =>
   // json() of text that is not JSON raises: the one way to make a statement of a batch fail on a condition.
   db.run(sql`select json(case when changes() = 0 then 'row moved' else '0' end)`);
+
+/**
+ * Statements of a batch that set `columns` (and `updatedAt`) on `row` only while it still has the
+ * `updatedAt` it was read with (and meets `also`), and fail the whole batch otherwise.
+ */
+export function compareAndSet(
+  db: Database,
+  table: VersionedTable,
+  row: VersionedRow,
+  columns: Record<string, unknown>,
+  updatedAt: number,
+  also?: SQL,
+): [BatchItem<"sqlite">, BatchItem<"sqlite">] {
+  return [
+    db
+      .update(table)
+      .set({ ...columns, updatedAt } as never)
+      .where(and(eq(table.id, row.id), eq(table.updatedAt, row.updatedAt), also)),
+    failUnlessChanged(db),
+  ];
+}
 
 /**
  * Runs `statements` in one D1 batch after setting `columns` (and `updatedAt`) on `row`, all only if
@@ -56,14 +77,7 @@ export async function runConditionalBatch(
 ): Promise<void> {
   const where = and(eq(table.id, row.id), eq(table.updatedAt, row.updatedAt), also);
   try {
-    await db.batch([
-      db
-        .update(table)
-        .set({ ...columns, updatedAt } as never)
-        .where(where),
-      failUnlessChanged(db),
-      ...statements,
-    ]);
+    await db.batch([...compareAndSet(db, table, row, columns, updatedAt, also), ...statements]);
   } catch (error) {
     const [still] = await db
       .select({ id: table.id })
