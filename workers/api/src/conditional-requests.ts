@@ -24,10 +24,17 @@ import { type Representation, representations } from "./representations";
 
 type Params = Record<string, string>;
 
-/** The resource's representation as JSON text; null when it cannot be read (unknown, gone, out of reach). */
-async function representationOf(c: Context<AppEnv>, resource: ConditionalResource, params: Params): Promise<string | null> {
+/** The resource's representation as JSON text and its version; null when it cannot be read (unknown, gone, out of reach). */
+async function representationOf(
+  c: Context<AppEnv>,
+  resource: ConditionalResource,
+  params: Params,
+): Promise<{ body: string; updatedAt: unknown } | null> {
   try {
-    if (resource.read === null) return JSON.stringify(await (representations[resource.path] as Representation)(c.var, params));
+    if (resource.read === null) {
+      const { body, updatedAt } = await (representations[resource.path] as Representation)(c.var, params);
+      return { body: JSON.stringify(body), updatedAt };
+    }
     const handler = handlers[resource.read.operationId as keyof typeof handlers] as unknown as (
       c: Context<AppEnv>,
     ) => Promise<Response>;
@@ -35,7 +42,11 @@ async function representationOf(c: Context<AppEnv>, resource: ConditionalResourc
     // not one is simply not found, and the write answers its own 400 after).
     c.req.addValidatedData("param", params);
     const response = await handler(c);
-    return response.status === 200 ? await response.text() : null;
+    if (response.status !== 200) return null;
+    const body = await response.text();
+    // One resource, wrapped in a key named after it (DESIGN.md section 2).
+    const [shown] = Object.values(JSON.parse(body) as Record<string, { updatedAt?: unknown }>);
+    return { body, updatedAt: shown?.updatedAt };
   } catch (error) {
     if (error instanceof ApiError) return null;
     throw error;
@@ -48,11 +59,8 @@ async function currentVersion(
   resource: ConditionalResource,
   params: Params,
 ): Promise<{ etag: string; updatedAt: unknown } | null> {
-  const body = await representationOf(c, resource, params);
-  if (body === null) return null;
-  // One resource, wrapped in a key named after it (DESIGN.md section 2).
-  const [shown] = Object.values(JSON.parse(body) as Record<string, { updatedAt?: unknown }>);
-  return { etag: await strongETagOf(body), updatedAt: shown?.updatedAt };
+  const current = await representationOf(c, resource, params);
+  return current && { etag: await strongETagOf(current.body), updatedAt: current.updatedAt };
 }
 
 /** The path parameters of a created resource: the creation's own, and the new id for the one its path lacks. */

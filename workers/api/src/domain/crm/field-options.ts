@@ -76,9 +76,11 @@ async function loadOption(context: ServiceContext, fieldDefinitionId: string, fi
   return { field, option };
 }
 
-/** An option as its writes answer it. */
-export const readFieldOption = async (context: ServiceContext, fieldDefinitionId: string, fieldOptionId: string) =>
-  optionResponse((await loadOption(context, fieldDefinitionId, fieldOptionId)).option);
+/** An option as its writes answer it, and its version (`updatedAt`, which the option's representation does not show). */
+export async function readFieldOption(context: ServiceContext, fieldDefinitionId: string, fieldOptionId: string) {
+  const { option } = await loadOption(context, fieldDefinitionId, fieldOptionId);
+  return { option: optionResponse(option), updatedAt: option.updatedAt };
+}
 
 /** Changes an option's named properties, conditionally (`changeWithoutLoss`); a new value follows onto every record that held the old one. */
 export async function updateFieldOptionOf(
@@ -92,7 +94,8 @@ export async function updateFieldOptionOf(
     what: "Option",
     named: Object.keys(changes),
     read: () => loadOption(context, fieldDefinitionId, fieldOptionId, "admin"),
-    shown: ({ option }) => optionResponse(option),
+    // The version beside what the option shows: `If-Match` pins the change to it.
+    shown: ({ option }) => ({ ...optionResponse(option), updatedAt: option.updatedAt }),
     write: async ({ field, option }) => {
       if (changes.isActive === false && changes.isDefault === true) {
         throw new ApiError("invalid_request", "An inactive option cannot be the default", [
