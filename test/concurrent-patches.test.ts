@@ -43,6 +43,8 @@ const names = [
   "option",
   "record",
   "compose draft",
+  "comment",
+  "tag",
 ];
 
 /** What a body sets, as the resource shows it: records show their fields under `fields`. */
@@ -56,15 +58,22 @@ function resourceShown(subject: Subject, resource: Json): Json {
   return resource;
 }
 
-/** The resource as stored now: an empty PATCH changes nothing and answers it (some resources have no GET; a record's needs fields). */
-const current = async (subject: Subject) =>
-  (
-    await expectStatus<Json>(
-      200,
-      subject.path,
-      subject.wrapper === "record" ? { key: subject.key } : { method: "PATCH", key: subject.key, json: {} },
-    )
-  )[subject.wrapper] as Json;
+/**
+ * The resource as stored now and its ETag: an empty PATCH changes nothing and answers both (some
+ * resources have no GET; a record's needs fields).
+ */
+async function currentVersion(subject: Subject) {
+  const response = await call(
+    subject.path,
+    subject.wrapper === "record" ? { key: subject.key } : { method: "PATCH", key: subject.key, json: {} },
+  );
+  expect(response.status, `${subject.name}: ${response.status}`).toBe(200);
+  const etag = response.headers.get("etag");
+  expect(etag, subject.name).toMatch(/^"[\w-]{43}"$/);
+  return { resource: ((await response.json()) as Json)[subject.wrapper] as Json, etag: etag as string };
+}
+
+const current = async (subject: Subject) => (await currentVersion(subject)).resource;
 
 const patch = (subject: Subject, json: Json) => call(subject.path, { method: "PATCH", key: subject.key, json });
 
@@ -114,6 +123,16 @@ async function resources(): Promise<Subject[]> {
   });
   const option = choice.options?.[0] as { id: string };
   const otherObject = await createObjectType(key, workspaceId);
+  const comment = await expectStatus<{ comment: Json }>(201, `/inbox/conversations/${conversationId}/comments`, {
+    method: "POST",
+    key,
+    json: { text: "Looking into it" },
+  });
+  const tag = await expectStatus<{ tag: Json }>(201, "/inbox/tags", {
+    method: "POST",
+    key,
+    json: { workspaceId, name: `Billing ${unique()}`, color: "#22c55e" },
+  });
 
   const all: Omit<Subject, "key">[] = [
     {
@@ -217,6 +236,20 @@ async function resources(): Promise<Subject[]> {
       ],
       same: (i) => ({ subject: `Subject ${i}` }),
     },
+    {
+      name: "comment",
+      path: `/inbox/comments/${comment.comment.id}`,
+      wrapper: "comment",
+      changes: (n) => [{ text: `Looking into it ${n}` }, { mentionUserIds: n === 2 ? [member.userId] : [] }],
+      same: (i) => ({ text: `Text ${i}` }),
+    },
+    {
+      name: "tag",
+      path: `/inbox/tags/${tag.tag.id}`,
+      wrapper: "tag",
+      changes: (n) => [{ name: `Billing ${n} ${unique()}` }, { color: n === 2 ? "#336699" : "#993366" }],
+      same: (i) => ({ color: `#00000${i}` }),
+    },
   ];
   return all.map((subject) => ({ ...subject, key }));
 }
@@ -259,6 +292,38 @@ describe.each(names)("concurrent PATCHes of a %s", (name) => {
       const stored = resourceShown(subject, await current(subject))[key as string];
       const won = bodies.filter((_, i) => statuses[i] === 200).map((body) => shownOf(body)[key as string]);
       expect(won).toContainEqual(stored);
+    });
+  }
+});
+
+describe.each(names)("concurrent PATCHes of a %s under one If-Match", (name) => {
+  for (const writers of [2, 8]) {
+    it(`lets one of ${writers} concurrent PATCHes holding the same ETag write, the others 412 with nothing written`, async () => {
+      const subject = subjectNamed(name);
+      const { resource: before, etag } = await currentVersion(subject);
+      const changes = subject.changes(100 + writers).slice(0, writers);
+      const responses = await Promise.all(
+        changes.map((json) => call(subject.path, { method: "PATCH", key: subject.key, json, headers: { "if-match": etag } })),
+      );
+      const statuses = responses.map((response) => response.status);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+      expect(statuses.filter((status) => status === 412)).toHaveLength(changes.length - 1);
+      const winner = statuses.indexOf(200);
+      const stored = resourceShown(subject, await current(subject));
+      const shownBefore = resourceShown(subject, before);
+      changes.forEach((change, i) => {
+        for (const [key, value] of Object.entries(shownOf(change))) {
+          expect(stored[key], `${name} ${key}`).toEqual(i === winner ? value : shownBefore[key]);
+        }
+      });
+      // The stale ETag stays stale: a later PATCH with it is refused too.
+      const later = await call(subject.path, {
+        method: "PATCH",
+        key: subject.key,
+        json: subject.same(0),
+        headers: { "if-match": etag },
+      });
+      expect(later.status).toBe(412);
     });
   }
 });

@@ -1,4 +1,4 @@
-import { catalogue, conditionalReadOf, inputNaming, type Operation, openApiDocument } from "@crm/contracts";
+import { catalogue, conditionalResourceOf, inputNaming, type Operation, openApiDocument } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
 import { clients } from "./mcp";
 import { cast } from "./stack";
@@ -74,7 +74,9 @@ for (const [name, connect] of Object.entries(clients)) {
       for (const operation of toolOperations) {
         const { inputSchema } = tools.find((tool) => tool.name === operation.mcpTool) as ListedTool;
         const writes = operation.method !== "get" && !operation.mcpHints.readOnlyHint;
-        const conditional = operation.method !== "get" && conditionalReadOf(operation, catalogue) !== null;
+        // A creation answers an ETag but has no earlier version to compare.
+        const conditional =
+          operation.method !== "get" && operation.method !== "post" && conditionalResourceOf(operation, catalogue) !== null;
         const own = [
           ...(writes ? ["idempotencyKey"] : []),
           ...(conditional ? ["ifMatch"] : []),

@@ -1,4 +1,4 @@
-import { catalogue, errorStatus, openApiDocument } from "@crm/contracts";
+import { catalogue, conditionalResourceOf, errorStatus, openApiDocument } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
 import { scalarBundlePath } from "../workers/gateway/src/api-reference";
 import { openApiDocumentFor } from "../workers/gateway/src/openapi";
@@ -123,6 +123,8 @@ describe("the OpenAPI document as generated clients read it", () => {
         if (entry.responses["304"]) expected.push("ETag", ...(operation.auth === "none" ? ["Cache-Control"] : []));
         // A conditional write answers the resource's validator after the change (DELETE answers no resource).
         if (entry.responses["412"] && operation.method !== "delete") expected.push("ETag");
+        // A creation of a resource with a validator answers the new resource's.
+        if (operation.method === "post" && conditionalResourceOf(operation, catalogue)) expected.push("ETag");
         expect(Object.keys(response.headers ?? {}), `${operation.operationId} ${status}`).toEqual(expected);
       }
       expect(Object.keys(entry.responses["429"]?.headers ?? {})).toContain("Retry-After");

@@ -336,6 +336,37 @@ export const changelog: Release[] = [
         ],
       },
       {
+        category: "addition",
+        summary:
+          "Conditional requests on the resources without a single-resource GET: object types, fields, select options, inbox views, comments and tags. Their creation (201) and every PATCH answer the resource's strong `ETag`; PATCH and DELETE take `If-Match` and answer 412 `precondition_failed`, nothing written, when it is stale (a PATCH `{}` answers the current `ETag`). Declared per operation in the OpenAPI document; their MCP update and delete tools take `ifMatch`. Comment and tag PATCHes now write only what they name, conditionally: concurrent edits of different properties all stay, of one property one whole value wins (409 `conflict` for the other).",
+        routes: [
+          "POST /crm/objects",
+          "PATCH /crm/objects/{objectTypeId}",
+          "DELETE /crm/objects/{objectTypeId}",
+          "POST /crm/objects/{objectTypeId}/fields",
+          "PATCH /crm/fields/{fieldDefinitionId}",
+          "DELETE /crm/fields/{fieldDefinitionId}",
+          "POST /crm/fields/{fieldDefinitionId}/options",
+          "PATCH /crm/fields/{fieldDefinitionId}/options/{fieldOptionId}",
+          "POST /inbox/views",
+          "PATCH /inbox/views/{inboxViewId}",
+          "DELETE /inbox/views/{inboxViewId}",
+          "POST /inbox/conversations/{conversationId}/comments",
+          "PATCH /inbox/comments/{commentId}",
+          "DELETE /inbox/comments/{commentId}",
+          "POST /inbox/tags",
+          "PATCH /inbox/tags/{tagId}",
+          "DELETE /inbox/tags/{tagId}",
+          "POST /mcp",
+        ],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "`mentionUserIds` on comments accepts exactly the people who can see the conversation: the organization's owners and admins without a listed membership too (they were refused), a record-scoped member only on a conversation linked to a record. Anyone else is 400 naming the id. A comment PATCH may change the mentions alone; content not given stays.",
+        routes: ["POST /inbox/conversations/{conversationId}/comments", "PATCH /inbox/comments/{commentId}"],
+      },
+      {
         category: "behaviour_change",
         summary:
           "A send to several recipients that fails part-way resumes: retried with the same `Idempotency-Key` (or a draft sent again), it sends only to the recipients not yet reached, with the same Message-ID, and stores the conversation once. A draft whose send failed can be sent again at once.",

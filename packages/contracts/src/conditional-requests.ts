@@ -7,8 +7,10 @@ import { errorResponses } from "./responses";
  * `singleResource` answers a strong `ETag`, a hash of its JSON, and 304 without a body to an
  * `If-None-Match` naming it. The PATCH, PUT and DELETE at the same path take `If-Match`: 412
  * `precondition_failed`, nothing written, unless it names the representation that GET answers now;
- * a PATCH or PUT answers the `ETag` of the resource after it. A route added later takes part by
- * that one declaration: the document and both Workers read it from here.
+ * a PATCH or PUT answers the `ETag` of the resource after it. A resource without such a GET takes
+ * part through the `resource` its writes declare (the region then reads its representation
+ * itself), and its creation answers the new resource's `ETag` too. A route added later takes part
+ * by that one declaration: the document and both Workers read it from here.
  */
 
 /** The strong entity tag of a representation: the base64url SHA-256 of its bytes, quoted. */
@@ -60,12 +62,30 @@ export function matchNames(header: string, etag: string): boolean {
   return (entityTagsOf(header) ?? []).some((tag) => !tag.weak && tag.opaque === opaqueOf(etag));
 }
 
-/** The single-resource GET whose representation an operation's conditions name: itself, or the GET at a write's path. */
-export function conditionalReadOf(operation: Operation, catalogue: readonly Operation[]): Operation | null {
-  if (operation.method === "get") return operation.singleResource ? operation : null;
-  if (operation.method === "post") return null;
-  return catalogue.find((read) => read.method === "get" && read.singleResource && read.path === operation.path) ?? null;
+/**
+ * The resource whose representation an operation's `ETag` and conditions name: its path template,
+ * and the single-resource GET that answers it there, or null where the catalogue has none and the
+ * region reads it itself (an operation's `resource`).
+ */
+export interface ConditionalResource {
+  path: string;
+  read: Operation | null;
 }
+
+/** The resource an operation's conditions name: a single-resource GET's own, a write's at its path, a creation's `resource`. */
+export function conditionalResourceOf(operation: Operation, catalogue: readonly Operation[]): ConditionalResource | null {
+  const readAt = (path: string) =>
+    catalogue.find((read) => read.method === "get" && read.singleResource && read.path === path) ?? null;
+  if (operation.method === "get") return operation.singleResource ? { path: operation.path, read: operation } : null;
+  if (operation.resource !== null) return { path: operation.resource, read: readAt(operation.resource) };
+  if (operation.method === "post") return null;
+  const read = readAt(operation.path);
+  return read ? { path: operation.path, read } : null;
+}
+
+/** Whether a write takes `If-Match`: a PATCH, PUT or DELETE of a resource that has an `ETag` (a creation has nothing to compare). */
+export const takesIfMatch = (operation: Operation, catalogue: readonly Operation[]) =>
+  operation.method !== "get" && operation.method !== "post" && conditionalResourceOf(operation, catalogue) !== null;
 
 const ifNoneMatchParameter = {
   name: "If-None-Match",
@@ -97,9 +117,14 @@ interface Route {
 /** Declares the conditions each operation takes in its route: headers, 304 or 412, and the `ETag` of its success. */
 export function documentConditionalRequests(catalogue: readonly Operation[]): void {
   for (const operation of catalogue) {
-    if (!conditionalReadOf(operation, catalogue)) continue;
+    if (!conditionalResourceOf(operation, catalogue)) continue;
     const route = operation.route as unknown as Route;
     const success = route.responses["200"];
+    if (operation.method === "post") {
+      const created = route.responses["201"] ?? success;
+      if (created) created.headers = { ...created.headers, ETag: writeETagRef };
+      continue;
+    }
     if (operation.method === "get") {
       route.parameters = [...(route.parameters ?? []), ifNoneMatchParameter];
       if (success) success.headers = { ...success.headers, ETag: etagRef };

@@ -136,6 +136,14 @@ interface OperationSpec<
    * PATCH, PUT and DELETE at its path take `If-Match` (`conditional-requests.ts`).
    */
   singleResource?: M extends "get" ? boolean : never;
+  /**
+   * The path template of the one resource a write answers or removes, where no single-resource GET
+   * serves it (object types, fields, options, inbox views, comments, tags): the region reads its
+   * representation itself (`workers/api/src/representations.ts`). A PATCH, PUT or DELETE names its
+   * own path and takes `If-Match`; a POST names the path of the resource it creates and answers its
+   * `ETag` (`conditional-requests.ts`).
+   */
+  resource?: M extends "get" ? never : string;
 }
 
 /** Documented on every write; read and checked by the idempotency middleware, not by zod. */
@@ -201,6 +209,9 @@ export function defineOperation<
   if (auth !== "bearer" && spec.servedBy !== "gateway") {
     throw new Error(`${spec.operationId}: an operation with auth "${auth}" must be served by the gateway`);
   }
+  if (spec.resource !== undefined && spec.method !== "post" && (spec.resource as string) !== spec.path) {
+    throw new Error(`${spec.operationId}: a ${spec.method.toUpperCase()} changes the resource at its own path`);
+  }
   const mcpHints: McpHints = { title: spec.summary, ...methodHints(spec.method), ...spec.mcpHints };
   const security = {
     bearer: [{ ApiKeyBearer: [] }, { ServiceOAuth: spec.scope ? [spec.scope] : [] }],
@@ -250,6 +261,7 @@ export function defineOperation<
     mcpRequiresIdempotencyKey: spec.mcpRequiresIdempotencyKey ?? false,
     mcpSendMode: spec.mcpSendMode ?? null,
     singleResource: spec.singleResource ?? false,
+    resource: (spec.resource ?? null) as string | null,
     servedBy: (spec.servedBy ?? "region") as S,
     route,
   };

@@ -51,7 +51,7 @@ export const responseHeaders = {
   },
   WriteETag: {
     description:
-      "Strong validator of the resource after this change, as its GET answers it: send it in `If-Match` to change it again only while no one else did. Absent when the resource cannot be read back (it was deleted meanwhile).",
+      "Strong validator of the resource as this write left it (as its GET answers it, where it has one): send it in `If-Match` to change or delete it only while no one else changed it. Absent when the resource cannot be read back (it was deleted meanwhile).",
     schema: { type: "string" as const, pattern: '^"[\\x21\\x23-\\x7e]*"$', maxLength: 128 },
   },
   "Cache-Control": {

@@ -1,4 +1,5 @@
 import { ApiError } from "@crm/contracts";
+import { runBatch } from "@crm/db";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
@@ -29,10 +30,36 @@ type VersionedTable = SQLiteTable & { id: SQLiteColumn; updatedAt: SQLiteColumn 
 class RowMoved extends Error {}
 
 /** Plans of one request against rows that keep moving: one write wins each round, so eight rounds cover eight writers. */
-const maxAttempts = 10;
+export const maxAttempts = 10;
 
 /** The `updatedAt` a write gives a row: now, and always past the one it read. */
 export const nextUpdatedAt = (row: VersionedRow, now = Date.now()) => Math.max(now, row.updatedAt + 1);
+
+/** Fails the batch it is in (rolling all of it back) when the statement before it changed no row. */
+const failUnlessChanged = (db: Database) =>
+  // json() of text that is not JSON raises: the one way to make a statement of a batch fail on a condition.
+  db.run(sql`select json(case when changes() = 0 then 'row moved' else '0' end)`);
+
+/**
+ * Statements of a batch that set `columns` (and `updatedAt`) on `row` only while it still has the
+ * `updatedAt` it was read with (and meets `also`), and fail the whole batch otherwise.
+ */
+export function compareAndSet(
+  db: Database,
+  table: VersionedTable,
+  row: VersionedRow,
+  columns: Record<string, unknown>,
+  updatedAt: number,
+  also?: SQL,
+): [BatchItem<"sqlite">, BatchItem<"sqlite">] {
+  return [
+    db
+      .update(table)
+      .set({ ...columns, updatedAt } as never)
+      .where(and(eq(table.id, row.id), eq(table.updatedAt, row.updatedAt), also)),
+    failUnlessChanged(db),
+  ];
+}
 
 /**
  * Runs `statements` in one D1 batch after setting `columns` (and `updatedAt`) on `row`, all only if
@@ -51,15 +78,7 @@ export async function runConditionalBatch(
 ): Promise<void> {
   const where = and(eq(table.id, row.id), eq(table.updatedAt, row.updatedAt), also);
   try {
-    await db.batch([
-      db
-        .update(table)
-        .set({ ...columns, updatedAt } as never)
-        .where(where),
-      // json() of text that is not JSON raises: the one way to make a statement of a batch fail on a condition.
-      db.run(sql`select json(case when changes() = 0 then 'row moved' else '0' end)`),
-      ...statements,
-    ]);
+    await db.batch([...compareAndSet(db, table, row, columns, updatedAt, also), ...statements]);
   } catch (error) {
     const [still] = await db
       .select({ id: table.id })
@@ -119,5 +138,40 @@ export async function changeWithoutLoss<Read, Result>(
         fields: taken,
       });
     }
+  }
+}
+
+/**
+ * Runs a DELETE's batch at the version `If-Match` named (`precondition`): it opens with a statement
+ * that fails the whole batch unless the row still has that `updatedAt`, so a change that landed
+ * after the precondition step makes the DELETE 412 with nothing removed. Without `If-Match`, the
+ * batch as it is.
+ */
+export async function runBatchAtVersion(
+  context: Pick<ServiceContext, "db" | "precondition">,
+  table: VersionedTable,
+  id: string,
+  statements: BatchItem<"sqlite">[],
+): Promise<void> {
+  const { db, precondition } = context;
+  if (precondition === undefined) return runBatch(db, statements);
+  const atVersion = and(eq(table.id, id), eq(table.updatedAt, precondition));
+  try {
+    await db.batch([
+      // Rewrites the version it names: a no-op that changes a row only while the row is at it.
+      db
+        .update(table)
+        .set({ updatedAt: precondition } as never)
+        .where(atVersion),
+      failUnlessChanged(db),
+      ...statements,
+    ]);
+  } catch (error) {
+    const [still] = await db
+      .select({ id: table.id })
+      .from(table as SQLiteTable)
+      .where(atVersion);
+    if (!still) throw preconditionFailed();
+    throw error;
   }
 }

@@ -44,6 +44,7 @@ export const createField = defineOperation({
   mcpTool: "crm_fields_create",
   method: "post",
   path: "/crm/objects/{objectTypeId}/fields",
+  resource: "/crm/fields/{fieldDefinitionId}",
   request: {
     params: objectTypeParams,
     body: jsonBody(
@@ -82,6 +83,7 @@ export const updateField = defineOperation({
   mcpTool: "crm_fields_update",
   method: "patch",
   path: "/crm/fields/{fieldDefinitionId}",
+  resource: "/crm/fields/{fieldDefinitionId}",
   errors: ["system_resource"],
   request: {
     params: fieldParams,
@@ -111,6 +113,7 @@ export const deleteField = defineOperation({
   mcpTool: "crm_fields_delete",
   method: "delete",
   path: "/crm/fields/{fieldDefinitionId}",
+  resource: "/crm/fields/{fieldDefinitionId}",
   errors: ["system_resource"],
   request: { params: fieldParams, body: jsonBody(emptyBodySchema, false) },
   responses: { 200: jsonResponse("The id of the deleted field", deletedSchema) },
@@ -154,6 +157,7 @@ export const createFieldOption = defineOperation({
   mcpTool: "crm_field_options_create",
   method: "post",
   path: "/crm/fields/{fieldDefinitionId}/options",
+  resource: "/crm/fields/{fieldDefinitionId}/options/{fieldOptionId}",
   request: {
     params: fieldParams,
     body: jsonBody(optionInput.openapi("CreateFieldOption", { example: { value: "bronze" } })),
@@ -172,6 +176,7 @@ export const updateFieldOption = defineOperation({
   mcpTool: "crm_field_options_update",
   method: "patch",
   path: "/crm/fields/{fieldDefinitionId}/options/{fieldOptionId}",
+  resource: "/crm/fields/{fieldDefinitionId}/options/{fieldOptionId}",
   request: {
     params: fieldParams.extend({ fieldOptionId: pathId("fieldOptionId", "opt") }),
     body: jsonBody(

@@ -33,6 +33,7 @@ export const createObjectType = defineOperation({
   mcpTool: "crm_objects_create",
   method: "post",
   path: "/crm/objects",
+  resource: "/crm/objects/{objectTypeId}",
   request: {
     body: jsonBody(
       z
@@ -68,6 +69,7 @@ export const updateObjectType = defineOperation({
   mcpTool: "crm_objects_update",
   method: "patch",
   path: "/crm/objects/{objectTypeId}",
+  resource: "/crm/objects/{objectTypeId}",
   errors: ["system_resource"],
   request: {
     params: objectTypeParams,
@@ -98,6 +100,7 @@ export const deleteObjectType = defineOperation({
   mcpTool: "crm_objects_delete",
   method: "delete",
   path: "/crm/objects/{objectTypeId}",
+  resource: "/crm/objects/{objectTypeId}",
   errors: ["system_resource"],
   request: { params: objectTypeParams, body: jsonBody(emptyBodySchema, false) },
   responses: { 200: jsonResponse("The id of the deleted object type", deletedSchema) },

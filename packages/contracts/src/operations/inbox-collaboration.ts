@@ -38,20 +38,12 @@ const commentResponse = z.object({ comment: commentSchema });
 const tagResponse = z.object({ tag: tagSchema });
 
 const content = z.string().min(1).max(100_000);
-const mentionUserIds = z
-  .array(idSchema("usr"))
-  .max(50)
-  .optional()
-  .openapi({ description: "Members of the workspace to mention (400 naming the position otherwise)." });
-const commentBody = (name: string) =>
-  z
-    .object({ text: content.optional(), html: content.optional(), mentionUserIds })
-    .strict()
-    .superRefine((body, context) => {
-      if (body.text === undefined && body.html === undefined)
-        context.addIssue({ code: "custom", path: ["text"], message: "Give text or html" });
-    })
-    .openapi(name, { example: { text: "Looping in finance: @Bob can you check the invoice?" } });
+const mentionUserIds = z.array(idSchema("usr")).max(50).optional().openapi({
+  description:
+    "People to mention: each must be able to see the conversation (members with the inbox access it needs, the organization's admins and owners); 400 naming the id otherwise.",
+});
+const commentFields = z.object({ text: content.optional(), html: content.optional(), mentionUserIds }).strict();
+const commentExample = { example: { text: "Looping in finance: @Bob can you check the invoice?" } };
 
 const commentNote =
   "Comments are internal: never mailed, never shown to the customer, visible to whoever may see the conversation, and found by `q` on the conversation list. `html` is sanitized as note contents are; `text` is derived from it when not given.";
@@ -80,7 +72,18 @@ export const createComment = defineOperation({
   mcpTool: "inbox_comments_create",
   method: "post",
   path: "/inbox/conversations/{conversationId}/comments",
-  request: { params: conversationParams, body: jsonBody(commentBody("CreateComment")) },
+  resource: "/inbox/comments/{commentId}",
+  request: {
+    params: conversationParams,
+    body: jsonBody(
+      commentFields
+        .superRefine((body, context) => {
+          if (body.text === undefined && body.html === undefined)
+            context.addIssue({ code: "custom", path: ["text"], message: "Give text or html" });
+        })
+        .openapi("CreateComment", commentExample),
+    ),
+  },
   responses: { 201: jsonResponse("The comment", commentResponse) },
 });
 
@@ -88,13 +91,14 @@ export const updateComment = defineOperation({
   operationId: "updateComment",
   tag: "Inbox",
   summary: "Edit a comment",
-  description: `Its author only (403 \`forbidden\` for anyone else). The given content replaces the comment's; \`mentionUserIds\`, when given, replaces the mentions. ${commentNote}`,
+  description: `Its author only (403 \`forbidden\` for anyone else). Content given (\`text\` or \`html\`) replaces the comment's; \`mentionUserIds\`, when given, replaces the mentions; what is not given stays. ${commentNote}`,
   scope: "inbox:write",
   costUnits: costUnits.write,
   mcpTool: "inbox_comments_update",
   method: "patch",
   path: "/inbox/comments/{commentId}",
-  request: { params: commentParams, body: jsonBody(commentBody("UpdateComment")) },
+  resource: "/inbox/comments/{commentId}",
+  request: { params: commentParams, body: jsonBody(commentFields.openapi("UpdateComment", commentExample)) },
   responses: { 200: jsonResponse("The comment after the change", commentResponse) },
 });
 
@@ -108,6 +112,7 @@ export const deleteComment = defineOperation({
   mcpTool: "inbox_comments_delete",
   method: "delete",
   path: "/inbox/comments/{commentId}",
+  resource: "/inbox/comments/{commentId}",
   request: { params: commentParams, body: jsonBody(emptyBodySchema, false) },
   responses: { 200: jsonResponse("The id of the deleted comment", deletedSchema) },
 });
@@ -149,6 +154,7 @@ export const createTag = defineOperation({
   mcpTool: "inbox_tags_create",
   method: "post",
   path: "/inbox/tags",
+  resource: "/inbox/tags/{tagId}",
   request: {
     body: jsonBody(
       z
@@ -170,6 +176,7 @@ export const updateTag = defineOperation({
   mcpTool: "inbox_tags_update",
   method: "patch",
   path: "/inbox/tags/{tagId}",
+  resource: "/inbox/tags/{tagId}",
   request: {
     params: tagParams,
     body: jsonBody(
@@ -193,6 +200,7 @@ export const deleteTag = defineOperation({
   mcpTool: "inbox_tags_delete",
   method: "delete",
   path: "/inbox/tags/{tagId}",
+  resource: "/inbox/tags/{tagId}",
   request: { params: tagParams, body: jsonBody(emptyBodySchema, false) },
   responses: { 200: jsonResponse("The id of the deleted tag", deletedSchema) },
 });

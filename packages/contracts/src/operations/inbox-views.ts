@@ -66,6 +66,7 @@ export const createInboxView = defineOperation({
   mcpTool: "inbox_views_create",
   method: "post",
   path: "/inbox/views",
+  resource: "/inbox/views/{inboxViewId}",
   request: {
     body: jsonBody(
       z
@@ -94,6 +95,7 @@ export const updateInboxView = defineOperation({
   mcpTool: "inbox_views_update",
   method: "patch",
   path: "/inbox/views/{inboxViewId}",
+  resource: "/inbox/views/{inboxViewId}",
   errors: ["system_resource"],
   request: {
     params: inboxViewParams,
@@ -123,6 +125,7 @@ export const deleteInboxView = defineOperation({
   mcpTool: "inbox_views_delete",
   method: "delete",
   path: "/inbox/views/{inboxViewId}",
+  resource: "/inbox/views/{inboxViewId}",
   errors: ["system_resource"],
   request: { params: inboxViewParams, body: jsonBody(emptyBodySchema, false) },
   responses: { 200: jsonResponse("The id of the deleted view", deletedSchema) },

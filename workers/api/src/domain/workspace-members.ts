@@ -1,4 +1,4 @@
-import type { operations, Problem, WorkspaceMember } from "@crm/contracts";
+import type { DirectoryEntry, operations, Problem, WorkspaceMember } from "@crm/contracts";
 import { inJsonList, regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
 import { reachWorkspace, userAccess } from "../access";
@@ -27,6 +27,22 @@ export async function notMembers(db: Database, workspaceId: string, userIds: str
   );
 }
 
+type Membership = typeof workspaceMembers.$inferSelect;
+
+/** The people of directory `entries` who can act in the workspace, with their access there (its `memberships` by user id). */
+function membersFrom(entries: DirectoryEntry[], memberships: Map<string, Membership>): WorkspaceMember[] {
+  return entries.flatMap((entry): WorkspaceMember[] => {
+    if (entry.type === "agent")
+      return [
+        { id: entry.id, type: "agent", name: entry.name, email: null, role: null, isInheritedAccess: true, inboxAccess: "all" },
+      ];
+    const membership = memberships.get(entry.id) ?? null;
+    const access = userAccess(entry.organizationRole, membership);
+    if (entry.organizationRole === null || access.role === null) return [];
+    return [{ id: entry.id, type: "user", name: entry.name, email: entry.email, ...access }];
+  });
+}
+
 /**
  * Everyone who can act in a workspace, by id: its members (their memberships are this region's),
  * the organization's admins and owners through their inherited access, and its agents, with names,
@@ -50,18 +66,27 @@ export async function listWorkspaceMembersOf(
     everyAdmin: true,
     agents: true,
   });
-  const members = entries.flatMap((entry): WorkspaceMember[] => {
-    if (entry.type === "agent")
-      return [
-        { id: entry.id, type: "agent", name: entry.name, email: null, role: null, isInheritedAccess: true, inboxAccess: "all" },
-      ];
-    const membership = memberships.get(entry.id) ?? null;
-    const access = userAccess(entry.organizationRole, membership);
-    if (entry.organizationRole === null || access.role === null) return [];
-    return [{ id: entry.id, type: "user", name: entry.name, email: entry.email, ...access }];
-  });
   return paginateSorted(
-    { scope: `members:${workspaceId}`, limit, cursor, rows: members, key: (member) => member.id },
+    { scope: `members:${workspaceId}`, limit, cursor, rows: membersFrom(entries, memberships), key: (member) => member.id },
     cursorSecret,
   );
+}
+
+/** The users among `userIds` the workspace's members list shows, with their access: who may be named in it. */
+export async function workspaceUsersAmong(
+  { db, actor, directory }: Pick<ServiceContext, "db" | "actor" | "directory">,
+  workspaceId: string,
+  userIds: string[],
+): Promise<WorkspaceMember[]> {
+  if (userIds.length === 0) return [];
+  const memberships = new Map(
+    (
+      await db
+        .select()
+        .from(workspaceMembers)
+        .where(and(eq(workspaceMembers.workspaceId, workspaceId), inJsonList(workspaceMembers.userId, userIds)))
+    ).map((row) => [row.userId, row]),
+  );
+  const entries = await directory.entries(actor.organizationId, { userIds, everyAdmin: false, agents: false });
+  return membersFrom(entries, memberships);
 }

@@ -1,11 +1,4 @@
-import {
-  catalogue,
-  conditionalReadOf,
-  type JsonSchema,
-  type Operation,
-  operationArguments,
-  operationResult,
-} from "@crm/contracts";
+import { catalogue, type JsonSchema, type Operation, operationArguments, operationResult, takesIfMatch } from "@crm/contracts";
 import { fromJsonSchema, type StandardSchemaWithJSON, type ToolAnnotations } from "@modelcontextprotocol/server";
 import { openApiDocumentFor } from "../openapi";
 
@@ -89,7 +82,7 @@ const sendsSavedDraft = (draftTool: string) =>
 function routeTool(origin: string, operation: Operation & { mcpTool: string }, draftResult: (name: string) => JsonSchema | null) {
   const document = openApiDocumentFor(origin);
   const writes = operation.method !== "get" && !operation.mcpHints.readOnlyHint;
-  const conditional = operation.method !== "get" && conditionalReadOf(operation, catalogue) !== null;
+  const conditional = takesIfMatch(operation, catalogue);
   const sendMode = operation.mcpSendMode;
   const extra = {
     properties: {

@@ -1,4 +1,4 @@
-import { ApiError, type FieldType, type operations } from "@crm/contracts";
+import { ApiError, type FieldType, type operations, type WorkspaceRole } from "@crm/contracts";
 import { newId, regional, runBatch } from "@crm/db";
 import { and, eq, max, ne } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -64,6 +64,23 @@ export async function createFieldOptionOn(
   return optionResponse(option);
 }
 
+/** An option of a field, with its field. */
+async function loadOption(context: ServiceContext, fieldDefinitionId: string, fieldOptionId: string, role?: WorkspaceRole) {
+  const field = await loadField(context, fieldDefinitionId, role);
+  const [option] = await context.db
+    .select()
+    .from(fieldOptions)
+    .where(and(eq(fieldOptions.id, fieldOptionId), eq(fieldOptions.fieldDefinitionId, fieldDefinitionId)));
+  if (!option) throw new ApiError("not_found", "Option not found");
+  return { field, option };
+}
+
+/** An option as its writes answer it, and its version (`updatedAt`, which the option's representation does not show). */
+export async function readFieldOption(context: ServiceContext, fieldDefinitionId: string, fieldOptionId: string) {
+  const { option } = await loadOption(context, fieldDefinitionId, fieldOptionId);
+  return { option: optionResponse(option), updatedAt: option.updatedAt };
+}
+
 /** Changes an option's named properties, conditionally (`changeWithoutLoss`); a new value follows onto every record that held the old one. */
 export async function updateFieldOptionOf(
   context: ServiceContext,
@@ -75,16 +92,9 @@ export async function updateFieldOptionOf(
   return changeWithoutLoss(context, {
     what: "Option",
     named: Object.keys(changes),
-    read: async () => {
-      const field = await loadField(context, fieldDefinitionId, "admin");
-      const [option] = await db
-        .select()
-        .from(fieldOptions)
-        .where(and(eq(fieldOptions.id, fieldOptionId), eq(fieldOptions.fieldDefinitionId, fieldDefinitionId)));
-      if (!option) throw new ApiError("not_found", "Option not found");
-      return { field, option };
-    },
-    shown: ({ option }) => optionResponse(option),
+    read: () => loadOption(context, fieldDefinitionId, fieldOptionId, "admin"),
+    // The version beside what the option shows: `If-Match` pins the change to it.
+    shown: ({ option }) => ({ ...optionResponse(option), updatedAt: option.updatedAt }),
     write: async ({ field, option }) => {
       if (changes.isActive === false && changes.isDefault === true) {
         throw new ApiError("invalid_request", "An inactive option cannot be the default", [

@@ -3,7 +3,7 @@ import { regional, runBatch } from "@crm/db";
 import { and, asc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace } from "../../access";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
@@ -17,6 +17,23 @@ const { fieldDefinitions, fieldOptions, records, recordValues } = regional;
 
 export const loadField = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
   loadInWorkspace(db, actor, fieldDefinitions, id, { what: "Field", role });
+
+/** A field with its options in their order. */
+async function loadFieldWithOptions(context: ServiceContext, fieldDefinitionId: string, role?: WorkspaceRole) {
+  const field = await loadField(context, fieldDefinitionId, role);
+  const options = await context.db
+    .select()
+    .from(fieldOptions)
+    .where(eq(fieldOptions.fieldDefinitionId, fieldDefinitionId))
+    .orderBy(asc(fieldOptions.position));
+  return { field, options };
+}
+
+/** A field as its writes answer it, options included. */
+export async function readField(context: ServiceContext, fieldDefinitionId: string) {
+  const { field, options } = await loadFieldWithOptions(context, fieldDefinitionId);
+  return fieldResponse(field, options);
+}
 
 /** The fields of an object type in their order, each with its options. */
 export async function listFieldsOf(
@@ -69,19 +86,10 @@ export async function updateFieldOf(
   changes: BodyOf<typeof operations.updateField>,
 ) {
   const { db } = context;
-  const readField = async () => {
-    const field = await loadField(context, fieldDefinitionId, "admin");
-    const options = await db
-      .select()
-      .from(fieldOptions)
-      .where(eq(fieldOptions.fieldDefinitionId, fieldDefinitionId))
-      .orderBy(asc(fieldOptions.position));
-    return { field, options };
-  };
   return changeWithoutLoss(context, {
     what: "Field",
     named: Object.keys(changes),
-    read: readField,
+    read: () => loadFieldWithOptions(context, fieldDefinitionId, "admin"),
     shown: ({ field, options }) => fieldResponse(field, options),
     write: async ({ field, options }) => {
       const type = field.type as FieldType;
@@ -137,7 +145,7 @@ export async function updateFieldOf(
 export async function deleteFieldOf(context: ServiceContext, fieldDefinitionId: string): Promise<void> {
   const field = await loadField(context, fieldDefinitionId, "admin");
   if (field.isSystem) throw new ApiError("system_resource", "System fields cannot be deleted");
-  await runBatch(context.db, await fieldRemovalStatements(context.db, [field]));
+  await runBatchAtVersion(context, fieldDefinitions, field.id, await fieldRemovalStatements(context.db, [field]));
 }
 
 /** The fields' new order: exactly the current set, each once. */

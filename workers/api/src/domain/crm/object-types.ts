@@ -2,7 +2,7 @@ import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
 import { regional, runBatch } from "@crm/db";
 import { and, asc, eq, inArray, max, ne } from "drizzle-orm";
 import { loadInWorkspace, reachWorkspace } from "../../access";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";
 import { unindexObjectType } from "../records/search-index";
@@ -25,6 +25,10 @@ export function slugFrom(name: string): string {
 
 export const loadObjectType = ({ db, actor }: ServiceContext, id: string, role?: WorkspaceRole) =>
   loadInWorkspace(db, actor, objectTypes, id, { what: "Object type", role });
+
+/** An object type as its writes answer it. */
+export const readObjectType = async (context: ServiceContext, id: string) =>
+  objectTypeResponse(await loadObjectType(context, id));
 
 export async function listObjectTypesOf({ db, actor }: ServiceContext, workspaceId: string) {
   await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
@@ -114,7 +118,7 @@ export async function deleteObjectTypeOf(context: ServiceContext, objectTypeId: 
     .from(fieldDefinitions)
     .where(eq(fieldDefinitions.objectTypeId, objectTypeId));
   const ownRecords = db.select({ id: records.id }).from(records).where(eq(records.objectTypeId, objectTypeId));
-  await db.batch([
+  await runBatchAtVersion(context, objectTypes, objectTypeId, [
     db.delete(recordValues).where(inArray(recordValues.targetRecordId, ownRecords)),
     db.delete(recordValues).where(inArray(recordValues.recordId, ownRecords)),
     unindexObjectType(db, objectTypeId),

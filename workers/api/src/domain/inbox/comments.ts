@@ -1,15 +1,17 @@
-import { ApiError, type operations } from "@crm/contracts";
+import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
 import { loadInWorkspace } from "../../access";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { creationOrder, paginate } from "../../pagination";
 import { sanitizedContent } from "../content/description";
-import { checkAssignees } from "../tasks/links";
+import { workspaceUsersAmong } from "../workspace-members";
 import { loadConversation } from "./conversations";
 
-const { conversationComments } = regional;
+const { conversationComments, conversations } = regional;
+type ConversationRow = typeof conversations.$inferSelect;
 type CommentRow = typeof conversationComments.$inferSelect;
 
 /**
@@ -30,24 +32,58 @@ const commentResponse = (row: CommentRow) => ({
   updatedAt: row.updatedAt,
 });
 
-/** Sanitized HTML (empty when only text is given) and its text, derived unless given; mentions checked. */
-async function commentContent(context: ServiceContext, workspaceId: string, input: BodyOf<typeof operations.createComment>) {
-  const { html, plain } = sanitizedContent("html", input.html, input.text);
+/**
+ * Mentions name exactly the people who can see the conversation: users the workspace's members
+ * directory shows (its members, and the organization's admins and owners through their inherited
+ * access) whose inbox access reaches it (a record-scoped member only a conversation linked to a
+ * record). Anyone else is 400, naming the id.
+ */
+async function checkMentions(context: ServiceContext, conversation: ConversationRow, userIds: string[]) {
+  const people = await workspaceUsersAmong(context, conversation.workspaceId, userIds);
+  const seeing = new Set(
+    people.filter((person) => person.inboxAccess === "all" || conversation.hasLinkedRecords).map((person) => person.id),
+  );
+  const refused = userIds.filter((id) => !seeing.has(id));
+  if (refused.length === 0) return;
+  throw new ApiError(
+    "invalid_request",
+    `Mentions must name people who can see the conversation; ${refused.join(", ")} cannot`,
+    refused.map((id) => ({ path: `body.mentionUserIds.${userIds.indexOf(id)}`, message: `${id} cannot see this conversation` })),
+  );
+}
+
+/**
+ * The columns a body sets: sanitized HTML (empty when only text is given) and its text, derived
+ * unless given, when it gives content; the mentions, checked, when it names them.
+ */
+async function commentColumns(
+  context: ServiceContext,
+  conversation: ConversationRow,
+  input: BodyOf<typeof operations.updateComment>,
+) {
   const mentionUserIds = input.mentionUserIds && [...new Set(input.mentionUserIds)];
-  await checkAssignees(context.db, workspaceId, mentionUserIds ?? [], "mentionUserIds");
-  return { html, text: plain, mentionUserIds };
+  await checkMentions(context, conversation, mentionUserIds ?? []);
+  const content = input.html === undefined && input.text === undefined ? null : sanitizedContent("html", input.html, input.text);
+  return {
+    ...(content === null ? {} : { html: content.html, text: content.plain }),
+    ...(mentionUserIds === undefined ? {} : { mentionUserIds }),
+  };
 }
 
 /** A comment, after the checks of its conversation: one a caller may not see does not exist for them. */
-async function loadComment(context: ServiceContext, commentId: string) {
+async function loadComment(context: ServiceContext, commentId: string, role?: WorkspaceRole) {
   const comment = await loadInWorkspace(context.db, context.actor, conversationComments, commentId, { what: "Comment" });
   try {
-    return { comment, ...(await loadConversation(context, comment.conversationId, "member")) };
+    return { comment, ...(await loadConversation(context, comment.conversationId, role)) };
   } catch (error) {
     if (error instanceof ApiError && error.code === "not_found") throw new ApiError("not_found", "Comment not found");
     throw error;
   }
 }
+
+/** A comment as its writes answer it, to whoever may see its conversation. */
+export const readComment = async (context: ServiceContext, commentId: string) =>
+  commentResponse((await loadComment(context, commentId)).comment);
 
 export async function listCommentsOf(
   context: ServiceContext,
@@ -82,7 +118,8 @@ export async function createCommentOn(
 ) {
   const { db, actor } = context;
   const { row } = await loadConversation(context, conversationId, "member");
-  const content = await commentContent(context, row.workspaceId, input);
+  // The body's schema requires text or html, so both columns are set.
+  const { html = "", text = "", mentionUserIds = [] } = await commentColumns(context, row, input);
   const now = Date.now();
   const [created] = await db
     .insert(conversationComments)
@@ -91,9 +128,9 @@ export async function createCommentOn(
       workspaceId: row.workspaceId,
       conversationId: row.id,
       authorId: actor.actor.id,
-      html: content.html,
-      text: content.text,
-      mentionUserIds: content.mentionUserIds ?? [],
+      html,
+      text,
+      mentionUserIds,
       createdAt: now,
       updatedAt: now,
     })
@@ -102,8 +139,8 @@ export async function createCommentOn(
 }
 
 /**
- * The author's edit: the content and, when given, the mentions, in one statement conditional on the
- * author, so that no one else's request ever changes a comment.
+ * The author's edit, conditionally (`changeWithoutLoss`): the content, the mentions, or both,
+ * whichever the body gives. Only the author's own request ever changes a comment.
  */
 export async function updateCommentOf(
   context: ServiceContext,
@@ -111,28 +148,35 @@ export async function updateCommentOf(
   input: BodyOf<typeof operations.updateComment>,
 ) {
   const { db, actor } = context;
-  const { comment } = await loadComment(context, commentId);
-  if (comment.authorId !== actor.actor.id) throw new ApiError("forbidden", "Only the author may edit a comment");
-  const content = await commentContent(context, comment.workspaceId, input);
-  const [updated] = await db
-    .update(conversationComments)
-    .set({
-      html: content.html,
-      text: content.text,
-      ...(content.mentionUserIds === undefined ? {} : { mentionUserIds: content.mentionUserIds }),
-      updatedAt: Date.now(),
-    })
-    .where(and(eq(conversationComments.id, comment.id), eq(conversationComments.authorId, actor.actor.id)))
-    .returning();
-  if (!updated) throw new ApiError("not_found", "Comment not found");
-  return commentResponse(updated);
+  return changeWithoutLoss(context, {
+    what: "Comment",
+    // Content given replaces both of its forms.
+    named: [
+      ...(input.html === undefined && input.text === undefined ? [] : ["html", "text"]),
+      ...(input.mentionUserIds === undefined ? [] : ["mentionUserIds"]),
+    ],
+    read: async () => {
+      const loaded = await loadComment(context, commentId, "member");
+      if (loaded.comment.authorId !== actor.actor.id) throw new ApiError("forbidden", "Only the author may edit a comment");
+      return loaded;
+    },
+    shown: ({ comment }) => commentResponse(comment),
+    write: async ({ comment, row }) => {
+      const columns = await commentColumns(context, row, input);
+      const updatedAt = nextUpdatedAt(comment);
+      await runConditionalBatch(db, conversationComments, comment, columns, updatedAt);
+      return commentResponse({ ...comment, ...columns, updatedAt });
+    },
+  });
 }
 
 /** Its author, or an admin of the workspace, deletes a comment for good (and from the search index). */
 export async function deleteCommentOf(context: ServiceContext, commentId: string): Promise<void> {
-  const { comment, access } = await loadComment(context, commentId);
+  const { comment, access } = await loadComment(context, commentId, "member");
   const isAdmin = access.role === "admin" || access.role === "owner";
   if (comment.authorId !== context.actor.actor.id && !isAdmin)
     throw new ApiError("forbidden", "Only the author or an admin may delete a comment");
-  await context.db.delete(conversationComments).where(eq(conversationComments.id, comment.id));
+  await runBatchAtVersion(context, conversationComments, comment.id, [
+    context.db.delete(conversationComments).where(eq(conversationComments.id, comment.id)),
+  ]);
 }

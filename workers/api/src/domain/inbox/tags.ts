@@ -1,8 +1,16 @@
 import { ApiError, type operations } from "@crm/contracts";
-import { newId, regional, runBatch } from "@crm/db";
+import { newId, regional } from "@crm/db";
 import { and, asc, eq, inArray, like } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace, reachWorkspace } from "../../access";
+import {
+  changeWithoutLoss,
+  compareAndSet,
+  maxAttempts,
+  nextUpdatedAt,
+  runBatchAtVersion,
+  runConditionalBatch,
+} from "../../conditional-write";
 import type { Database } from "../../database";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
@@ -83,52 +91,64 @@ export async function createTagIn({ db, actor }: ServiceContext, input: BodyOf<t
   return tagResponse(row);
 }
 
-/** Writes only the columns the request changes, in one conditional statement. */
+/** A tag as its writes answer it. */
+export const readTag = async (context: ServiceContext, tagId: string) => tagResponse(await loadTag(context, tagId));
+
+/** Changes a tag's named properties, conditionally (`changeWithoutLoss`). */
 export async function updateTagOf(context: ServiceContext, tagId: string, changes: BodyOf<typeof operations.updateTag>) {
   const { db } = context;
-  const tag = await loadTag(context, tagId, "member");
-  if (changes.name !== undefined) await assertNameFree(db, tag.workspaceId, changes.name, tag.id);
-  const [updated] = await db
-    .update(inboxTags)
-    .set({
-      ...(changes.name === undefined ? {} : { name: changes.name, nameKey: nameKeyOf(changes.name) }),
-      ...(changes.color === undefined ? {} : { color: changes.color }),
-      updatedAt: Date.now(),
-    })
-    .where(eq(inboxTags.id, tag.id))
-    .returning();
-  if (!updated) throw new ApiError("not_found", "Tag not found");
-  return tagResponse(updated);
+  return changeWithoutLoss(context, {
+    what: "Tag",
+    named: Object.keys(changes),
+    read: () => loadTag(context, tagId, "member"),
+    shown: tagResponse,
+    write: async (tag) => {
+      if (changes.name !== undefined) await assertNameFree(db, tag.workspaceId, changes.name, tag.id);
+      const columns = {
+        ...(changes.name === undefined ? {} : { name: changes.name, nameKey: nameKeyOf(changes.name) }),
+        ...(changes.color === undefined ? {} : { color: changes.color }),
+      };
+      const updatedAt = nextUpdatedAt(tag);
+      await runConditionalBatch(db, inboxTags, tag, columns, updatedAt);
+      return tagResponse({ ...tag, ...columns, updatedAt });
+    },
+  });
 }
 
 /**
  * Deletes a tag with everything that names it, in one batch: its place on conversations and in the
- * filter of the workspace's inbox views (found by the id in their config, then rewritten).
+ * filter of the workspace's inbox views (found by the id in their config, then rewritten). Each view
+ * is rewritten only while it is as read (`compareAndSet`): when a view PATCH landed in between, the
+ * deletion is planned again from the view as it is now, so the PATCH is never undone.
  */
 export async function deleteTagOf(context: ServiceContext, tagId: string): Promise<void> {
   const { db } = context;
   const tag = await loadTag(context, tagId, "admin");
-  const views = await db
-    .select({ id: inboxViews.id, config: inboxViews.config })
-    .from(inboxViews)
-    .where(and(eq(inboxViews.workspaceId, tag.workspaceId), like(inboxViews.config, `%${tag.id}%`)));
-  const now = Date.now();
-  const statements: BatchItem<"sqlite">[] = [db.delete(conversationTags).where(eq(conversationTags.tagId, tag.id))];
-  for (const view of views) {
-    const { tagIds, ...filter } = view.config.filter;
-    const remaining = (tagIds ?? []).filter((id) => id !== tag.id);
-    statements.push(
-      db
-        .update(inboxViews)
-        .set({
-          config: { ...view.config, filter: remaining.length > 0 ? { ...filter, tagIds: remaining } : filter },
-          updatedAt: now,
-        })
-        .where(eq(inboxViews.id, view.id)),
-    );
+  const namingViews = and(eq(inboxViews.workspaceId, tag.workspaceId), like(inboxViews.config, `%${tag.id}%`));
+  for (let attempt = 1; ; attempt++) {
+    const views = await db
+      .select({ id: inboxViews.id, config: inboxViews.config, updatedAt: inboxViews.updatedAt })
+      .from(inboxViews)
+      .where(namingViews);
+    const statements: BatchItem<"sqlite">[] = [db.delete(conversationTags).where(eq(conversationTags.tagId, tag.id))];
+    for (const view of views) {
+      const { tagIds, ...filter } = view.config.filter;
+      const remaining = (tagIds ?? []).filter((id) => id !== tag.id);
+      const config = { ...view.config, filter: remaining.length > 0 ? { ...filter, tagIds: remaining } : filter };
+      statements.push(...compareAndSet(db, inboxViews, view, { config }, nextUpdatedAt(view)));
+    }
+    statements.push(db.delete(inboxTags).where(eq(inboxTags.id, tag.id)));
+    try {
+      await runBatchAtVersion(context, inboxTags, tag.id, statements);
+      return;
+    } catch (error) {
+      const now = await db.select({ id: inboxViews.id, updatedAt: inboxViews.updatedAt }).from(inboxViews).where(namingViews);
+      const moved =
+        now.length !== views.length ||
+        now.some((view) => views.find((read) => read.id === view.id)?.updatedAt !== view.updatedAt);
+      if (!moved || attempt === maxAttempts) throw error;
+    }
   }
-  statements.push(db.delete(inboxTags).where(eq(inboxTags.id, tag.id)));
-  await runBatch(db, statements);
 }
 
 /** The ids among `tagIds` that are not tags of the workspace, as problems naming their position under `path`. */

@@ -3,7 +3,7 @@ import { newId, regional, rowsPerStatement, runBatch } from "@crm/db";
 import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspaceWith, reachWorkspace, requireRole } from "../../access";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import type { Database } from "../../database";
 import { withCreators } from "../../directory";
 import type { ServiceContext } from "../../env";
@@ -85,11 +85,8 @@ export async function listInboxViewsOf(context: ServiceContext, input: QueryOf<t
 /** Personal views are their creator's own business; views others see need a manager. */
 const writerRole = (visibility: ViewRow["visibility"]) => (visibility === "personal" ? "member" : "manager");
 
-/**
- * An inbox view the actor may change: one they see (else 404), not a system view (409), and with
- * the role its visibility needs.
- */
-async function loadWritableView({ db, actor }: ServiceContext, id: string): Promise<ViewRow> {
+/** An inbox view the actor sees (else 404), with their access to its workspace. */
+async function loadVisibleView({ db, actor }: ServiceContext, id: string) {
   const [row, listed, access] = await loadInWorkspaceWith(db, actor, inboxViews, id, { what: "Inbox view" }, (view) =>
     db
       .select({ userId: inboxViewMembers.userId })
@@ -99,6 +96,21 @@ async function loadWritableView({ db, actor }: ServiceContext, id: string): Prom
   const isCreator = row.createdByUserId === actor.actor.id;
   const visible = row.visibility === "workspace" || isCreator || (row.visibility === "restricted" && listed.length > 0);
   if (!visible) throw new ApiError("not_found", "Inbox view not found");
+  return { row, access };
+}
+
+/** An inbox view as its writes answer it, to a caller who sees it. */
+export async function readInboxView(context: ServiceContext, id: string): Promise<InboxView> {
+  const { row } = await loadVisibleView(context, id);
+  return (await viewResponses(context, [row]))[0] as InboxView;
+}
+
+/**
+ * An inbox view the actor may change: one they see (else 404), not a system view (409), and with
+ * the role its visibility needs.
+ */
+async function loadWritableView(context: ServiceContext, id: string): Promise<ViewRow> {
+  const { row, access } = await loadVisibleView(context, id);
   if (row.systemViewKey) throw new ApiError("system_resource", "System inbox views cannot be changed or deleted");
   requireRole(access, writerRole(row.visibility));
   return row;
@@ -180,7 +192,7 @@ export async function updateInboxViewOf(
 export async function deleteInboxViewOf(context: ServiceContext, viewId: string): Promise<void> {
   const { db } = context;
   const row = await loadWritableView(context, viewId);
-  await runBatch(db, [
+  await runBatchAtVersion(context, inboxViews, row.id, [
     db.delete(inboxViews).where(eq(inboxViews.id, row.id)),
     db.delete(inboxViewMembers).where(eq(inboxViewMembers.viewId, row.id)),
   ]);
