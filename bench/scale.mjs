@@ -8,7 +8,6 @@ import http from "node:http";
 import { regionShards } from "../packages/contracts/src/shards.ts";
 import { buildDir, organizationDatabase } from "../scripts/lib/stack.mjs";
 import { seededRandom } from "../test/seeded-random.ts";
-import { load } from "./load.mjs";
 
 /** Share of the day's traffic in each hour (UTC): quiet at night, a peak in the afternoon. */
 const hourShares = (() => {
@@ -149,6 +148,55 @@ async function shardFigures(stack) {
   return figures;
 }
 
+/** The gateway's own counters (DEV_TOOLS): Durable Object calls of its limiter, and its API-key cache's hits and misses. */
+async function gatewayCounters(stack) {
+  const { calls, keyCache } = await (await fetch(new URL("/__dev/rate-limiter-calls", stack.url))).json();
+  return { calls, hits: keyCache.hits, misses: keyCache.misses };
+}
+
+/** A variant's running figures: latencies per route, requests, failures and the gateway's counters spent on them. */
+const emptyFigures = () => ({
+  latencies: new Map(routeMix.map(([route]) => [route, []])),
+  sent: 0,
+  calls: 0,
+  hits: 0,
+  misses: 0,
+});
+
+/**
+ * Sends `plan` (one hour: `{ tenant, route }` in order) over `connections` connections, adding what
+ * it measured to `figures`; `onAnswer` sees every 2xx answer. Returns the hour's sorted latencies.
+ */
+async function replay(stack, plan, { connections, api, next, figures, onAnswer }) {
+  const before = await gatewayCounters(stack);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const hourLatencies = [];
+  let issued = 0;
+  let failures = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (issued < plan.length) {
+        const { tenant, route } = plan[issued++];
+        const [url, init] = requestFor(route, tenant, next, api);
+        const response = await request(agent, url, init);
+        figures.sent++;
+        if (response.status < 200 || response.status >= 300) {
+          failures++;
+          continue;
+        }
+        if (route === "POST /records") tenant.records.push(JSON.parse(response.text).record.id);
+        figures.latencies.get(route).push(response.ms);
+        hourLatencies.push(response.ms);
+        onAnswer?.(tenant, route);
+      }
+    }),
+  );
+  agent.destroy();
+  const after = await gatewayCounters(stack);
+  for (const counter of ["calls", "hits", "misses"]) figures[counter] += after[counter] - before[counter];
+  return { latencies: hourLatencies.sort((a, b) => a - b), failures };
+}
+
 export async function scaleSection(stack, _auth, { quick }) {
   const { createTenant } = await import(`../${buildDir}/bench-scale/tenants.mjs`);
   const next = seededRandom(17);
@@ -165,74 +213,87 @@ export async function scaleSection(stack, _auth, { quick }) {
   const tenants = [];
   for (const tenant of await createTenants(stack, createTenant, { tenants: tenantCount, next }))
     tenants.push(await prepareTenant(api, tenant));
-  // The baseline of this run: one demo key's cheapest authenticated read, alone, at the day's quietest and busiest concurrency.
-  const baselineHeaders = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
-  const baseline = {};
-  for (const connections of [1, maxConnections])
-    baseline[connections] = await load(api("/workspaces"), { connections, durationMs: 3_000, headers: baselineHeaders });
+  // The baseline: the same requests, in the same order and at the same concurrency, all from one
+  // organization with one key (created like the others, outside the day's own shard figures).
+  const controlDb = await stack.mf.getD1Database("CONTROL_DB", "crm-gateway");
+  const single = await prepareTenant(
+    api,
+    await createTenant(controlDb, (region, shard) => organizationDatabase(stack, { region, shard }), {
+      name: "Scale baseline",
+      region: "us",
+    }),
+  );
   console.log(
-    `\nScale: a synthetic day of ${dayRequests} requests from ${tenantCount} organizations (Zipf 1.1 sizes; set up in ${Math.round(performance.now() - started)} ms), up to ${maxConnections} connections at the peak hour\n`,
+    `\nScale: a synthetic day of ${dayRequests} requests from ${tenantCount} organizations (Zipf 1.1 sizes; set up in ${Math.round(performance.now() - started)} ms), up to ${maxConnections} connections at the peak hour, each hour replayed also from one organization with one key (the baseline), the two alternating\n`,
   );
 
-  const latencies = new Map(routeMix.map(([route]) => [route, []]));
+  const day = emptyFigures();
+  const baseline = emptyFigures();
   const perShard = new Map();
   const hours = [];
   let failures = 0;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: maxConnections });
+  const countShard = (tenant, route) => {
+    const shardKey = `${tenant.region}-${tenant.shard}`;
+    const counts = perShard.get(shardKey) ?? { requests: 0, writes: 0 };
+    counts.requests++;
+    if (isWrite(route)) counts.writes++;
+    perShard.set(shardKey, counts);
+  };
   const peak = Math.max(...hourShares);
   for (const [hour, share] of hourShares.entries()) {
     const count = Math.round(dayRequests * share);
     const connections = Math.max(1, Math.round((maxConnections * share) / peak));
-    const hourLatencies = [];
-    let issued = 0;
-    const hourStarted = performance.now();
-    await Promise.all(
-      Array.from({ length: connections }, async () => {
-        while (issued < count) {
-          issued++;
-          const tenant = pick(next, tenants, (candidate) => candidate.weight);
-          const [route] = pick(next, routeMix, ([, weight]) => weight);
-          const [url, init] = requestFor(route, tenant, next, api);
-          const response = await request(agent, url, init);
-          if (response.status < 200 || response.status >= 300) {
-            failures++;
-            continue;
-          }
-          if (route === "POST /records") tenant.records.push(JSON.parse(response.text).record.id);
-          latencies.get(route).push(response.ms);
-          hourLatencies.push(response.ms);
-          const shardKey = `${tenant.region}-${tenant.shard}`;
-          const counts = perShard.get(shardKey) ?? { requests: 0, writes: 0 };
-          counts.requests++;
-          if (isWrite(route)) counts.writes++;
-          perShard.set(shardKey, counts);
-        }
-      }),
-    );
-    hourLatencies.sort((a, b) => a - b);
-    hours.push({
-      hour,
-      count,
-      connections,
-      rps: count / ((performance.now() - hourStarted) / 1000),
-      p99: percentile(hourLatencies, 99),
-    });
+    const plan = Array.from({ length: count }, () => ({
+      tenant: pick(next, tenants, (candidate) => candidate.weight),
+      route: pick(next, routeMix, ([, weight]) => weight)[0],
+    }));
+    const runDay = async () => {
+      const hourStarted = performance.now();
+      const run = await replay(stack, plan, { connections, api, next, figures: day, onAnswer: countShard });
+      failures += run.failures;
+      hours.push({
+        hour,
+        count,
+        connections,
+        rps: count / ((performance.now() - hourStarted) / 1000),
+        p99: percentile(run.latencies, 99),
+      });
+    };
+    const runBaseline = async () => {
+      const singlePlan = plan.map(({ route }) => ({ tenant: single, route }));
+      failures += (await replay(stack, singlePlan, { connections, api, next, figures: baseline })).failures;
+    };
+    // Alternating which goes first, so that neither always follows the other's writes.
+    if (hour % 2 === 0) {
+      await runDay();
+      await runBaseline();
+    } else {
+      await runBaseline();
+      await runDay();
+    }
   }
-  agent.destroy();
 
   console.log(
-    `| route                       | requests | p50 (ms) | p99 (ms) |\n|-----------------------------|----------|----------|----------|`,
+    `| route                       | requests | p50 (ms) | p99 (ms) | baseline p50 | baseline p99 | p50 ratio |\n|-----------------------------|----------|----------|----------|--------------|--------------|-----------|`,
   );
-  for (const [route, values] of latencies) {
+  const sortedAll = (figures) => [...figures.latencies.values()].flat().sort((a, b) => a - b);
+  for (const [route, values] of day.latencies) {
+    const base = baseline.latencies.get(route);
     values.sort((a, b) => a - b);
+    base.sort((a, b) => a - b);
     console.log(
-      `| ${route.padEnd(27)} | ${String(values.length).padStart(8)} | ${percentile(values, 50).toFixed(2).padStart(8)} | ${percentile(values, 99).toFixed(2).padStart(8)} |`,
+      `| ${route.padEnd(27)} | ${String(values.length).padStart(8)} | ${percentile(values, 50).toFixed(2).padStart(8)} | ${percentile(values, 99).toFixed(2).padStart(8)} | ${percentile(base, 50).toFixed(2).padStart(12)} | ${percentile(base, 99).toFixed(2).padStart(12)} | ${(percentile(values, 50) / percentile(base, 50)).toFixed(2).padStart(9)} |`,
     );
   }
+  const dayAll = sortedAll(day);
+  const baselineAll = sortedAll(baseline);
+  const describe = (figures, all) =>
+    `p50 ${percentile(all, 50).toFixed(2)} / p99 ${percentile(all, 99).toFixed(2)} ms, ${(figures.calls / figures.sent).toFixed(3)} Durable Object calls a request, key cache hit rate ${((100 * figures.hits) / Math.max(1, figures.hits + figures.misses)).toFixed(1)}% (${figures.misses} misses)`;
   const busiest = hours.reduce((a, b) => (b.count > a.count ? b : a));
   const quietest = hours.reduce((a, b) => (b.count < a.count ? b : a));
   console.log(`
-baseline, GET /workspaces with one key alone: p50 ${baseline[1].p50.toFixed(2)} / p99 ${baseline[1].p99.toFixed(2)} ms at c=1, p50 ${baseline[maxConnections].p50.toFixed(2)} / p99 ${baseline[maxConnections].p99.toFixed(2)} ms at c=${maxConnections}
+the day, ${tenantCount} organizations: ${describe(day, dayAll)}
+baseline, one organization and one key: ${describe(baseline, baselineAll)}
 busiest hour ${busiest.hour}:00: ${busiest.count} requests at c=${busiest.connections}, ${Math.round(busiest.rps)} rps, p99 ${busiest.p99.toFixed(2)} ms
 quietest hour ${quietest.hour}:00: ${quietest.count} requests at c=${quietest.connections}, ${Math.round(quietest.rps)} rps, p99 ${quietest.p99.toFixed(2)} ms
 responses that were not 2xx: ${failures}
@@ -255,4 +316,5 @@ responses that were not 2xx: ${failures}
 us shards, writes max/min: ${(Math.max(...usWrites) / Math.max(1, Math.min(...usWrites))).toFixed(2)} (organizations are placed by count, not size)
 largest organization: ${(share * 100).toFixed(1)}% of all requests, on ${largest.region}-${largest.shard}
 `);
+  console.log(`p50 / single-key baseline: ${(percentile(dayAll, 50) / percentile(baselineAll, 50)).toFixed(2)}`);
 }
