@@ -7,8 +7,10 @@ import { dispatchOutbox } from "../../workers/api/src/domain/webhooks/dispatch";
 import type { OutboxEvent } from "../../workers/api/src/domain/webhooks/messages";
 import { unique } from "../crm";
 import { regionDb, shardDatabase } from "../fixtures";
+import { received, summary } from "../receiver";
 import { seededRandom } from "../seeded-random";
-import { received, until, workspace } from "../webhook-lanes";
+import { eventually } from "../stack";
+import { workspace } from "../webhook-lanes";
 
 const { eventOutbox } = regional;
 
@@ -27,9 +29,6 @@ const { eventOutbox } = regional;
 const eventCount = 2_000;
 const restartEveryMs = 200;
 const chaosMs = 10_000;
-
-const summary = async (path: string) =>
-  (await (await fetch(`${env.RECEIVER_URL}/__summary${path}`)).json()) as { requests: number; webhookIds: number };
 
 describe("a chaos drain", () => {
   it("delivers every event to every subscription, none lost, each under one webhook-id, with statistics that reconcile", async () => {
@@ -83,11 +82,10 @@ describe("a chaos drain", () => {
       for (const { path } of subscriptions)
         expect(
           (
-            await until(
+            await eventually(
               () => summary(path),
               (seen) => seen.webhookIds >= eventCount,
-              50_000,
-              500,
+              { timeoutMs: 50_000, everyMs: 500 },
             )
           ).webhookIds,
         ).toBe(eventCount);
@@ -97,11 +95,10 @@ describe("a chaos drain", () => {
     }
 
     for (const { path, id, secret } of subscriptions) {
-      const { statistics } = await until(
+      const { statistics } = await eventually(
         () => place.deliveries(id),
         (result) => result.statistics.delivered === eventCount,
-        20_000,
-        500,
+        { timeoutMs: 20_000, everyMs: 500 },
       );
       expect(statistics).toEqual({ delivered: eventCount, failed: 0, pending: 0, rateLimited: 0 });
       const verifier = new Webhook(secret);

@@ -2,7 +2,9 @@ import { abortAllDurableObjects } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { failureThreshold } from "../../workers/api/src/domain/webhooks/breaker";
 import { unique } from "../crm";
-import { program, received, until, workspace } from "../webhook-lanes";
+import { program, received } from "../receiver";
+import { eventually } from "../stack";
+import { workspace } from "../webhook-lanes";
 
 /**
  * A lane restarted at each step of its work (issue 24): evicted while a delivery is out, while its
@@ -34,19 +36,17 @@ describe("a webhook lane restarted", () => {
     await program(path, [...Array.from({ length: failureThreshold }, () => ({ status: 503 })), { status: 200, delayMs: 1_200 }]);
     const webhook = await place.subscribe(path);
     for (let i = 0; i < failureThreshold; i++) await place.createRecord();
-    await until(
+    await eventually(
       () => received(path),
       (requests) => requests.length > failureThreshold,
-      20_000,
-      20,
+      { timeoutMs: 20_000, everyMs: 20 },
     );
     await abortAllDurableObjects();
 
-    const { statistics } = await until(
+    const { statistics } = await eventually(
       () => place.deliveries(webhook.id),
       (result) => result.statistics.delivered === failureThreshold,
-      25_000,
-      500,
+      { timeoutMs: 25_000, everyMs: 500 },
     );
     expect(statistics).toEqual({ delivered: failureThreshold, failed: 0, pending: 0, rateLimited: 0 });
     const byEvent = await webhookIdsByEvent(path);
@@ -105,11 +105,10 @@ describe("a webhook lane restarted", () => {
       const webhook = await place.subscribe(path);
       for (let i = 0; i < 3; i++) await place.createRecord();
       const restartAfter = async (count: number) => {
-        await until(
+        await eventually(
           () => received(path),
           (requests) => requests.length >= count,
-          20_000,
-          10,
+          { timeoutMs: 20_000, everyMs: 10 },
         );
         await new Promise((resolve) => setTimeout(resolve, waitMs));
         await abortAllDurableObjects();
@@ -117,11 +116,10 @@ describe("a webhook lane restarted", () => {
       if ("restartFirstAfter" in rest) await restartAfter(rest.restartFirstAfter);
       await restartAfter(afterRequests);
 
-      const { statistics, data } = await until(
+      const { statistics, data } = await eventually(
         () => place.deliveries(webhook.id),
         (result) => result.statistics[ends] === 3,
-        30_000,
-        500,
+        { timeoutMs: 30_000, everyMs: 500 },
       );
       expect(statistics).toEqual({ delivered: 0, failed: 0, pending: 0, rateLimited: 0, [ends]: 3 });
       const byDelivery = Map.groupBy(data, (attempt) => attempt.deliveryId);
