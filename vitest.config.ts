@@ -110,6 +110,7 @@ const stackProject = (
   }: {
     fileParallelism?: boolean;
     isolate?: boolean;
+    testTimeout?: number;
     regionBindings?: Record<string, string>;
     gatewayBindings?: Record<string, string>;
   } = {},
@@ -173,6 +174,7 @@ const budgetTests = [
   "test/anonymous-limits.test.ts",
   "test/console.test.ts",
   "test/mcp-auth.test.ts",
+  "test/mcp-calls.test.ts",
   "test/oauth-credentials.test.ts",
   "test/oauth-endpoints.test.ts",
   "test/public-integrations.test.ts",
@@ -183,6 +185,9 @@ const budgetTests = [
 
 export default defineConfig({
   test: {
+    // Two files at a time even on two cores (vitest's default there is one): the tests wait on
+    // timers, queues and receivers much of the time, and each worker of `stack` is a stack of its own.
+    maxWorkers: 2,
     // The gateway's log line of every request (test/request-log.test.ts reads them) would bury the output.
     onConsoleLog: (log) => !log.startsWith('{"level":"info","message":"request"'),
     projects: [
@@ -193,7 +198,8 @@ export default defineConfig({
       stackProject("stack", stackTests, ["test/node/**", "test/faults/**", ...budgetTests], {
         gatewayBindings: { RATE_LIMIT_FACTOR: "1000" },
       }),
-      stackProject("limits", budgetTests, [], { isolate: true }),
+      // Their files send hundreds of requests each, beside another file on a busy machine: a longer hang guard.
+      stackProject("limits", budgetTests, [], { isolate: true, testTimeout: 60_000 }),
       // The chaos drain measures delivery, not the burst limit (350 a minute per workspace): raised as the benchmark does.
       stackProject("faults", ["test/faults/**/*.test.ts"], [], {
         fileParallelism: false,
@@ -206,6 +212,7 @@ export default defineConfig({
           name: "pages",
           include: ["test/node/**/*.test.ts"],
           environment: "node",
+          globalSetup: ["test/node/build-workers.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

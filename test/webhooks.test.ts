@@ -186,9 +186,13 @@ describe("deliveries", () => {
     expect(event).toMatchObject({ type: "record.created", workspaceId: salesId, data: { id: person.id } });
     expect(request.headers["webhook-id"]).toMatch(/^dlv_/);
     expect(() => new Webhook(`whsec_${"00".repeat(32)}`).verify(request.body, request.headers)).toThrow();
-    const deliveries = await expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key });
-    expect(deliveries.statistics).toEqual({ delivered: 1, failed: 0, pending: 0, rateLimited: 0 });
-    expect(deliveries.data[0]).toMatchObject({
+    // The person's and the marker's, each attempt row written moments after its answer.
+    const deliveries = await eventually(
+      () => expectStatus<Deliveries>(200, `/webhooks/${webhook.id}/deliveries`, { key }),
+      (result) => result.statistics.delivered === 2,
+    );
+    expect(deliveries.statistics).toEqual({ delivered: 2, failed: 0, pending: 0, rateLimited: 0 });
+    expect(deliveries.data.find((attempt) => attempt.deliveryId === request.headers["webhook-id"])).toMatchObject({
       status: "delivered",
       responseStatus: 200,
       attempt: 1,

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { catalogue, openApiDocument } from "@crm/contracts";
 import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWorkers, startStack } from "../../scripts/lib/stack.mjs";
+import { startStack } from "../../scripts/lib/stack.mjs";
 
 /**
  * The API as a new user meets it: types generated from the OpenAPI document with
@@ -278,7 +278,6 @@ describe("a client generated from the OpenAPI document", () => {
     let workspaceId: string;
     let acme: Awaited<ReturnType<typeof startStack>>["demo"]["organizations"][number];
     beforeAll(async () => {
-      buildWorkers();
       stack = await startStack();
       acme = stack.demo.organizations[0] as typeof acme;
       workspaceId = acme.workspaces[0]?.id as string;
