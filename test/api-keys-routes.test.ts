@@ -1,10 +1,11 @@
 import { env } from "cloudflare:test";
-import { maxApiKeysPerUser } from "@crm/contracts";
+import { createApiKey, getApiKey, listApiKeys, maxApiKeysPerUser, replaceApiKey } from "@crm/contracts";
 import { control, newId } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { ConsoleBrowser, consoleUser, joinAnotherOrganization, origin } from "./console-browser";
+import { bodyOf, errorOf } from "./crm";
 import { call, eventually } from "./stack";
 
 /** The `/api-keys` JSON routes: a console session of the same origin only, with the CSRF header on unsafe methods. */
@@ -31,8 +32,6 @@ const asConsole = ({ cookie, csrf }: Session, extra: Record<string, string> = {}
   ...extra,
 });
 
-const errorCode = async (response: Response) => ((await response.json()) as { error: { code: string; message: string } }).error;
-
 describe("/api-keys with a console session", () => {
   it("create (key shown once), list, get with activity, replace and revoke", async () => {
     const { user, session: s } = await session({ workspaceCount: 2 });
@@ -42,11 +41,7 @@ describe("/api-keys with a console session", () => {
       headers: asConsole(s),
       json: { name: "CI", scopes: ["crm:records:read"], workspaceIds: [workspaceId], expiresInDays: 30 },
     });
-    expect(created.status).toBe(201);
-    const { apiKey, key } = (await created.json()) as {
-      apiKey: { id: string; prefix: string; workspaceIds: string[] };
-      key: string;
-    };
+    const { apiKey, key } = await bodyOf(created, createApiKey, 201);
     expect(key.startsWith(`crm_${apiKey.prefix}_`)).toBe(true);
     // The public columns only: never the secret's hash, the owner or the organization.
     expect(Object.keys(apiKey).sort()).toEqual(
@@ -55,23 +50,17 @@ describe("/api-keys with a console session", () => {
     expect(apiKey.workspaceIds).toEqual([workspaceId]);
 
     expect((await call("/workspaces", { key })).status).toBe(200);
-    const list = (await (await call("/api-keys", { headers: asConsole(s) })).json()) as { data: { id: string }[] };
+    const list = await bodyOf(await call("/api-keys", { headers: asConsole(s) }), listApiKeys, 200);
     expect(list.data.map((entry) => entry.id)).toContain(apiKey.id);
     expect(JSON.stringify(list)).not.toContain(key);
     const detail = await eventually(
-      async () =>
-        (await (await call(`/api-keys/${apiKey.id}`, { headers: asConsole(s) })).json()) as { activity: { route: string }[] },
+      async () => bodyOf(await call(`/api-keys/${apiKey.id}`, { headers: asConsole(s) }), getApiKey, 200),
       (body) => body.activity.length > 0,
     );
     expect(detail.activity[0]?.route).toBe("/workspaces");
 
     const replaced = await call(`/api-keys/${apiKey.id}/replace`, { method: "POST", headers: asConsole(s) });
-    expect(replaced.status).toBe(201);
-    const replacement = (await replaced.json()) as {
-      apiKey: { id: string; workspaceIds: string[] };
-      key: string;
-      replacedId: string;
-    };
+    const replacement = await bodyOf(replaced, replaceApiKey, 201);
     expect(replacement.replacedId).toBe(apiKey.id);
     expect(replacement.apiKey.workspaceIds).toEqual([workspaceId]);
     expect(JSON.stringify(replacement)).not.toMatch(/secretHash|ownerId/);
@@ -89,7 +78,7 @@ describe("/api-keys with a console session", () => {
     const created: string[] = [];
     for (const name of ["One", "Two", "Three"]) {
       const response = await call("/api-keys", { method: "POST", headers: asConsole(s), json: { name, scopes: ["tasks:read"] } });
-      created.unshift(((await response.json()) as { apiKey: { id: string } }).apiKey.id);
+      created.unshift((await bodyOf(response, createApiKey, 201)).apiKey.id);
     }
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -98,7 +87,7 @@ describe("/api-keys with a console session", () => {
       const response = await call(`/api-keys?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, {
         headers: asConsole(s),
       });
-      const page = (await response.json()) as { data: { id: string }[]; pagination: { cursor: string | null } };
+      const page = await bodyOf(response, listApiKeys, 200);
       seen.push(...page.data.map((entry) => entry.id));
       cursor = page.pagination.cursor;
       pages++;
@@ -121,12 +110,12 @@ describe("/api-keys with a console session", () => {
       headers: asConsole(s),
       json: { name: "Twice", scopes: ["tasks:read"] },
     });
-    const { apiKey } = (await created.json()) as { apiKey: { id: string } };
+    const { apiKey } = await bodyOf(created, createApiKey, 201);
     const answers = await Promise.all(
       [1, 2].map(() => call(`/api-keys/${apiKey.id}/replace`, { method: "POST", headers: asConsole(s) })),
     );
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 404]);
-    const list = (await (await call("/api-keys", { headers: asConsole(s) })).json()) as { data: { name: string }[] };
+    const list = await bodyOf(await call("/api-keys", { headers: asConsole(s) }), listApiKeys, 200);
     expect(list.data.filter((entry) => entry.name === "Twice")).toHaveLength(1);
   });
 
@@ -163,7 +152,7 @@ describe("/api-keys with a console session", () => {
         json: { name: "Minted", scopes: ["crm:records:read"] },
       });
       expect(response.status).toBe(403);
-      const error = await errorCode(response);
+      const error = await errorOf(response);
       expect(error.code).toBe("forbidden");
       expect(error.message).toContain("managed from the console");
     }
@@ -175,7 +164,7 @@ describe("/api-keys with a console session", () => {
     const { session: s } = await session();
     const unauthenticated = await call("/api-keys");
     expect(unauthenticated.status).toBe(401);
-    expect((await errorCode(unauthenticated)).code).toBe("unauthorized");
+    expect((await errorOf(unauthenticated)).code).toBe("unauthorized");
     expect((await call("/api-keys", { headers: { cookie: "__Host-session=forged" } })).status).toBe(401);
     expect((await call("/api-keys", { headers: asConsole(s, { origin: "https://evil.example" }) })).status).toBe(403);
     expect((await call("/api-keys", { headers: asConsole(s, { "sec-fetch-site": "cross-site" }) })).status).toBe(403);
@@ -220,7 +209,7 @@ describe("/api-keys with a console session", () => {
       headers: asConsole(other.session),
       json: { name: "Theirs", scopes: ["tasks:read"] },
     });
-    const { apiKey } = (await created.json()) as { apiKey: { id: string } };
+    const { apiKey } = await bodyOf(created, createApiKey, 201);
     expect((await call(`/api-keys/${apiKey.id}`, { headers: asConsole(s) })).status).toBe(404);
     expect((await call(`/api-keys/${apiKey.id}`, { method: "DELETE", headers: asConsole(s) })).status).toBe(404);
     expect((await call(`/api-keys/${apiKey.id}/replace`, { method: "POST", headers: asConsole(s) })).status).toBe(404);

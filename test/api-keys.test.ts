@@ -4,6 +4,7 @@ import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { apiKeyFromBytes, apiKeyPrefix, hashApiKey } from "../workers/gateway/src/api-keys";
+import { errorOf } from "./crm";
 import { createKey, createOrganization } from "./fixtures";
 import { call, cast, eventually } from "./stack";
 
@@ -77,7 +78,7 @@ describe("API keys", () => {
     for (const { key } of [expired, revoked]) {
       const response = await call("/workspaces", { key });
       expect(response.status).toBe(401);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
+      expect((await errorOf(response)).code).toBe("invalid_token");
     }
     const other = await createOrganization();
     const leaver = await createKey({ organizationId: other.organizationId, ownerId: userId });

@@ -1,11 +1,22 @@
 import { env } from "cloudflare:test";
-import { catalogue, type Operation, openApiDocument, scopes } from "@crm/contracts";
+import {
+  catalogue,
+  listConversationMessages,
+  listConversations,
+  listEvents,
+  listMeetings,
+  type Operation,
+  openApiDocument,
+  scopes,
+  testWebhook,
+} from "@crm/contracts";
 import { control, newId } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiKeyPrefix } from "../workers/gateway/src/api-keys";
 import { consoleSessionHeaders } from "./console-browser";
+import { bodyOf, errorOf } from "./crm";
 import { createKey } from "./fixtures";
 import { deliver as deliverMail, mailWorkspace, rawMessage } from "./mail";
 import { rawToolCall, toolError } from "./mcp";
@@ -135,17 +146,18 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
   // An event of the foreign workspace, read from its own feed.
   eventId: async (tenant) => {
     await foreignId("recordId", tenant);
-    const page = (await (
-      await call(`/events?workspaceId=${tenant.workspaceId}&types=record.created&limit=1`, { key: tenant.key })
-    ).json()) as { data: { id: string }[] };
+    const page = await bodyOf(
+      await call(`/events?workspaceId=${tenant.workspaceId}&types=record.created&limit=1`, { key: tenant.key }),
+      listEvents,
+      200,
+    );
     return page.data[0]?.id as string;
   },
   // A test delivery of the foreign subscription.
   deliveryId: async (tenant) => {
     const webhookId = await foreignId("webhookId", tenant);
     const response = await call(`/webhooks/${webhookId}/test`, { method: "POST", key: tenant.key });
-    if (response.status !== 202) throw new Error(`test delivery as a foreign owner: ${response.status} ${await response.text()}`);
-    return ((await response.json()) as { delivery: { deliveryId: string } }).delivery.deliveryId;
+    return (await bodyOf(response, testWebhook, 202)).delivery.deliveryId;
   },
   // The foreign owner's own API key: a console session must not see or touch it.
   keyId: async ({ key }) => {
@@ -157,16 +169,20 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
   },
   // Inbox ids come from the demo conversations of the foreign workspace (the seed stores them as mail).
   conversationId: async ({ key, workspaceId }) => {
-    const page = (await (await call(`/inbox/conversations?workspaceId=${workspaceId}&limit=1`, { key })).json()) as {
-      data: { id: string }[];
-    };
+    const page = await bodyOf(
+      await call(`/inbox/conversations?workspaceId=${workspaceId}&limit=1`, { key }),
+      listConversations,
+      200,
+    );
     return page.data[0]?.id as string;
   },
   messageId: async (tenant) => {
     const conversationId = await foreignId("conversationId", tenant);
-    const page = (await (await call(`/inbox/conversations/${conversationId}/messages?limit=1`, { key: tenant.key })).json()) as {
-      data: { id: string }[];
-    };
+    const page = await bodyOf(
+      await call(`/inbox/conversations/${conversationId}/messages?limit=1`, { key: tenant.key }),
+      listConversationMessages,
+      200,
+    );
     return page.data[0]?.id as string;
   },
   commentId: async (tenant) => {
@@ -229,20 +245,26 @@ const foreignIdFactories: Record<string, (tenant: ForeignTenant) => Promise<stri
       data: { meetingId: "foreign-1", title: "Foreign meeting" },
     };
     await expectReceived(await deliver(inboundPath(connection), secret, event));
-    const page = (await (await call(`/meetings?workspaceId=${tenant.workspaceId}&limit=1`, { key: tenant.key })).json()) as {
-      data: { id: string }[];
-    };
+    const page = await bodyOf(
+      await call(`/meetings?workspaceId=${tenant.workspaceId}&limit=1`, { key: tenant.key }),
+      listMeetings,
+      200,
+    );
     return page.data[0]?.id as string;
   },
   // The attachment of the seed's mail with a file (it came in through the inbound entry like any mail).
   attachmentId: async ({ key, workspaceId }) => {
-    const conversations = (await (await call(`/inbox/conversations?workspaceId=${workspaceId}&limit=100`, { key })).json()) as {
-      data: { id: string; hasAttachments: boolean }[];
-    };
+    const conversations = await bodyOf(
+      await call(`/inbox/conversations?workspaceId=${workspaceId}&limit=100`, { key }),
+      listConversations,
+      200,
+    );
     const withFile = conversations.data.find((conversation) => conversation.hasAttachments);
-    const messages = (await (await call(`/inbox/conversations/${withFile?.id}/messages`, { key })).json()) as {
-      data: { attachments: { id: string }[] }[];
-    };
+    const messages = await bodyOf(
+      await call(`/inbox/conversations/${withFile?.id}/messages`, { key }),
+      listConversationMessages,
+      200,
+    );
     return messages.data.flatMap((message) => message.attachments)[0]?.id as string;
   },
   recordId: async (tenant) => {
@@ -387,7 +409,7 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
       expect(response.status).toBe(401);
       // A session route has no bearer challenge to offer: the console signs in with a form.
       expect(response.headers.get("www-authenticate")).toBe(session ? null : 'Bearer realm="api"');
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+      expect((await errorOf(response)).code).toBe("unauthorized");
     });
 
     // A session route refuses every bearer credential; a bearer route tells bad ones apart.
@@ -397,7 +419,7 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
         for (const key of ["garbage", acme.expiredKey, alice.apiKey]) {
           const response = await requestFor(operation, {}, { key: key as string });
           expect(response.status, `key ${key}`).toBe(403);
-          expect(((await response.json()) as { error: { code: string } }).error.code).toBe("forbidden");
+          expect((await errorOf(response)).code).toBe("forbidden");
         }
       });
     } else {
@@ -406,7 +428,7 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
         for (const key of ["garbage", `crm_${"A".repeat(12)}_${"b".repeat(43)}`, acme.expiredKey, acme.revokedKey]) {
           const response = await requestFor(operation, {}, { key: key as string });
           expect(response.status, `key ${key}`).toBe(401);
-          expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
+          expect((await errorOf(response)).code).toBe("invalid_token");
         }
       });
     }
@@ -421,7 +443,7 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
       const response = await requestFor(operation, {}, { key });
       expect(response.status).toBe(403);
       expect(response.headers.get("www-authenticate")).toContain(`scope="${operation.scope}"`);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("insufficient_scope");
+      expect((await errorOf(response)).code).toBe("insufficient_scope");
     });
 
     // The operation's MCP tool runs the same scope check: refused as a tool error, not a protocol one.
@@ -453,7 +475,7 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
         for (const name of tenantInputs) ids[name] = await foreignId(name, tenant);
         const response = await requestFor(operation, ids, await credentialOf(await foreign.caller(people)));
         expect(response.status).toBe(404);
-        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
+        expect((await errorOf(response)).code).toBe("not_found");
       });
     }
   },

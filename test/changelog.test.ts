@@ -1,6 +1,7 @@
 import { catalogue, changelog, changelogEntries, changelogMarkdown, removedRoutes } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
 import committedChangelog from "../CHANGELOG.md?raw";
+import { errorOf } from "./crm";
 import { call } from "./stack";
 
 interface Entry {
@@ -48,7 +49,7 @@ describe("GET /changelog: the dated change log, without a credential", () => {
       expect(removals).toContain(`${route.method} ${route.path}`);
       const response = await call(route.path, { method: route.method });
       expect(response.status).toBe(410);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("route_removed");
+      expect((await errorOf(response)).code).toBe("route_removed");
     }
   });
 });

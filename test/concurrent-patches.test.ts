@@ -2,7 +2,7 @@ import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { storeMessage } from "../workers/api/src/domain/inbox/store-message";
-import { createField, createObjectType, createView, expectStatus, unique } from "./crm";
+import { createField, createObjectType, createView, errorOf, expectStatus, unique } from "./crm";
 import { regionDb } from "./fixtures";
 import { addInboxMember, addPerson, inboundMessage, inboxWorkspace } from "./inbox";
 import { call } from "./stack";
@@ -286,7 +286,7 @@ describe.each(names)("concurrent PATCHes of a %s", (name) => {
       for (const status of statuses) expect([200, 409]).toContain(status);
       expect(statuses).toContain(200);
       for (const response of responses.filter((response) => response.status === 409)) {
-        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("conflict");
+        expect((await errorOf(response)).code).toBe("conflict");
       }
       const [key] = Object.keys(shownOf(bodies[0] as Json));
       const stored = resourceShown(subject, await current(subject))[key as string];

@@ -1,7 +1,7 @@
 import { catalogue, conditionalResourceOf, type Operation, openApiDocument } from "@crm/contracts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { storeMessage } from "../workers/api/src/domain/inbox/store-message";
-import { createField, createObjectType, expectStatus, unique } from "./crm";
+import { createField, createObjectType, errorOf, expectStatus, unique } from "./crm";
 import { addPerson, inboundMessage, inboxWorkspace } from "./inbox";
 import { rawToolCall, structured, toolError } from "./mcp";
 import { call } from "./stack";
@@ -60,7 +60,7 @@ describe("If-Match", () => {
     expect(first.status).toBe(200);
     const stale = await call(path, { method: "PATCH", key, json: { title: "Second" }, headers: { "if-match": etag } });
     expect(stale.status).toBe(412);
-    expect(((await stale.json()) as { error: { code: string } }).error.code).toBe("precondition_failed");
+    expect((await errorOf(stale)).code).toBe("precondition_failed");
     expect(((await (await call(path, { key })).json()) as { task: Json }).task.title).toBe("First");
     // A weak tag never matches for a write; `*` matches whatever is current.
     const current = first.headers.get("etag") as string;

@@ -1,77 +1,50 @@
+import type {
+  ErrorBody as ErrorEnvelope,
+  fieldOptionSchema,
+  fieldSchema,
+  objectTypeSchema,
+  recordViewSchema,
+} from "@crm/contracts";
 import { regional } from "@crm/db";
 import { expect } from "vitest";
 import { regionDb } from "./fixtures";
+import { operationOf } from "./response-contract";
 import { call } from "./stack";
 
 /** Helpers for the CRM metadata tests: typed calls that assert the expected status. */
 
-export interface ObjectType {
-  id: string;
-  workspaceId: string;
-  slug: string;
-  name?: string;
-  nameSingular: string;
-  namePlural: string;
-  icon?: string;
-  color?: string;
-  isSystem: boolean;
-  isActive: boolean;
-  order: number;
-  createdAt: number;
-  updatedAt: number;
+/** What a zod schema of the contracts parses to: the type of a response, an event or a part of one. */
+export type Parsed<Schema extends { parse(data: unknown): unknown }> = ReturnType<Schema["parse"]>;
+
+/** An operation of the catalogue, as far as its responses' types go. */
+interface DocumentedOperation {
+  operationId: string;
+  method: string;
+  path: string;
+  route: { responses: object };
 }
 
-export interface FieldOption {
-  id: string;
-  fieldDefinitionId: string;
-  value: string;
-  label: string;
-  order: number;
-  isDefault: boolean;
-  isActive: boolean;
-  color: string;
+/** The JSON body `operation` answers with the success `status`, as its schema in the catalogue infers it. */
+export type ResponseOf<
+  O extends DocumentedOperation,
+  S extends keyof O["route"]["responses"],
+> = O["route"]["responses"][S] extends {
+  content: { "application/json": { schema: infer Schema extends { parse(data: unknown): unknown } } };
 }
+  ? Parsed<Schema>
+  : unknown;
 
-export interface Field {
-  id: string;
-  objectTypeId: string;
-  slug: string;
-  name: string;
-  type: string;
-  isRequired: boolean;
-  isUnique: boolean;
-  defaultValue: unknown;
-  isSystem: boolean;
-  isMultiple: boolean;
-  relationObjectTypeId: string | null;
-  order: number;
-  options?: FieldOption[];
-}
-
-export interface View {
-  id: string;
-  workspaceId: string;
-  objectTypeId: string;
-  name: string;
-  type: "table" | "kanban";
-  isDefault: boolean;
-  order: number;
-  emoji?: string;
-  createdBy: string;
-  config: {
-    columns: { fieldDefinitionId: string }[];
-    filter: { op: string; conditions: { fieldDefinitionId: string; operator: string; value?: unknown }[] } | null;
-    sorts: { fieldDefinitionId: string; direction: string }[];
-    groupBy: string | null;
-  };
-  kanbanFieldDefinitionId?: string;
-  kanbanWinOptionIds: string[];
-  kanbanLossOptionIds: string[];
-}
-
+/**
+ * The error envelope of the contracts, `details` as a validation error (`invalid_request`) gives it:
+ * where each problem is and what it is (the document leaves `details` open: other codes give others).
+ */
 export interface ErrorBody {
-  error: { code: string; message: string; details?: { path: string; message: string }[] };
+  error: Omit<ErrorEnvelope["error"], "details"> & { details?: { path: string; message: string }[] };
 }
+export type ObjectType = Parsed<typeof objectTypeSchema>;
+export type FieldOption = Parsed<typeof fieldOptionSchema>;
+export type Field = Parsed<typeof fieldSchema>;
+export type View = Parsed<typeof recordViewSchema>;
 
 export const unique = () => crypto.randomUUID().slice(0, 8);
 
@@ -81,6 +54,38 @@ export async function expectStatus<T>(status: number, path: string, init: Parame
   const text = await response.text();
   expect(response.status, `${init.method ?? "GET"} ${path}: ${text}`).toBe(status);
   return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/**
+ * `expectStatus` for a success of a catalogue operation: the body comes back typed as the contracts
+ * declare it (`call()` has validated it against the document), and the request must be the
+ * operation's, so the type cannot name another route's body.
+ */
+export async function expectOperation<O extends DocumentedOperation, S extends keyof O["route"]["responses"] & number>(
+  operation: O,
+  status: S,
+  path: string,
+  init: Parameters<typeof call>[1] = {},
+): Promise<ResponseOf<O, S>> {
+  const method = init.method ?? "GET";
+  expect(operationOf(method, path.split("?")[0] as string)?.operationId, `${method} ${path}`).toBe(operation.operationId);
+  return expectStatus<ResponseOf<O, S>>(status, path, init);
+}
+
+/** The body of a response `call()` returned, which must have the success `status` of `operation`, typed as the contracts declare it. */
+export async function bodyOf<O extends DocumentedOperation, S extends keyof O["route"]["responses"] & number>(
+  response: Response,
+  _operation: O,
+  status: S,
+): Promise<ResponseOf<O, S>> {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
+  return JSON.parse(text) as ResponseOf<O, S>;
+}
+
+/** The `error` of an error envelope (`call()` has checked the body against the document for its status). */
+export async function errorOf(response: Response): Promise<ErrorBody["error"]> {
+  return ((await response.json()) as ErrorBody).error;
 }
 
 export const objectTypesOf = async (key: string, workspaceId: string) =>

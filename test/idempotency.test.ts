@@ -2,6 +2,7 @@ import { regional } from "@crm/db";
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { requestHash } from "../workers/api/src/idempotency";
+import { errorOf } from "./crm";
 import { createKey, regionDb } from "./fixtures";
 import { baseUrl, call, cast } from "./stack";
 
@@ -87,7 +88,7 @@ describe("Idempotency-Key", () => {
       key,
     );
     expect(reused.status).toBe(422);
-    expect(((await reused.json()) as { error: { code: string } }).error.code).toBe("idempotency_key_reused");
+    expect((await errorOf(reused)).code).toBe("idempotency_key_reused");
   });
 
   it("answers 409 while the first request with the key is still in flight", async () => {
@@ -98,7 +99,7 @@ describe("Idempotency-Key", () => {
     await claimInFlight({ organizationId: acme.id, credentialId, key, body }, Date.now() + 60_000);
     const response = await createObjectType(apiKey, body, key);
     expect(response.status).toBe(409);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("idempotency_key_in_use");
+    expect((await errorOf(response)).code).toBe("idempotency_key_in_use");
     expect(await objectTypesNamed(body.namePlural)).toBe(0);
   });
 
@@ -111,7 +112,7 @@ describe("Idempotency-Key", () => {
     const other = { ...body, namePlural: `Partners ${unique()}` };
     const reused = await createObjectType(apiKey, other, key);
     expect(reused.status).toBe(422);
-    expect(((await reused.json()) as { error: { code: string } }).error.code).toBe("idempotency_key_reused");
+    expect((await errorOf(reused)).code).toBe("idempotency_key_reused");
 
     const response = await createObjectType(apiKey, body, key);
     expect(response.status).toBe(201);
@@ -140,7 +141,7 @@ describe("Idempotency-Key", () => {
         key,
       );
       expect(response.status, JSON.stringify(key)).toBe(400);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_idempotency_key");
+      expect((await errorOf(response)).code).toBe("invalid_idempotency_key");
     }
   });
 
@@ -178,7 +179,7 @@ describe("request bodies", () => {
       namePlural: "Big",
     });
     expect(response.status).toBe(413);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+    expect((await errorOf(response)).code).toBe("payload_too_large");
   });
 
   it("reads a GET sent with Content-Type: application/json as any other GET (no body is made up for it)", async () => {
@@ -198,7 +199,7 @@ describe("request bodies", () => {
       body: "name=Vendors",
     });
     expect(response.status).toBe(415);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unsupported_media_type");
+    expect((await errorOf(response)).code).toBe("unsupported_media_type");
   });
 
   it("400 with details for malformed JSON and unknown properties", async () => {

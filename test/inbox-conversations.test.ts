@@ -13,7 +13,7 @@ import {
 } from "../workers/api/src/domain/inbox/conversation-list";
 import { matchExpression } from "../workers/api/src/domain/inbox/search";
 import { storeMessage } from "../workers/api/src/domain/inbox/store-message";
-import { type ErrorBody, expectStatus } from "./crm";
+import { type ErrorBody, errorOf, expectStatus } from "./crm";
 import { addInboxMember, addPerson, inboundMessage, inboxWorkspace, nextArrival } from "./inbox";
 import { call, cast } from "./stack";
 
@@ -654,7 +654,7 @@ describe("inbox access", () => {
       json: { isClosed: true },
     });
     expect(response.status).toBe(403);
-    expect(((await response.json()) as ErrorBody).error.code).toBe("insufficient_scope");
+    expect((await errorOf(response)).code).toBe("insufficient_scope");
     await expectStatus(200, `/inbox/conversations/${id}`, { key: alice.apiKey });
   });
 });

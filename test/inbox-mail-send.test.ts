@@ -1,6 +1,7 @@
 import { regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { errorOf } from "./crm";
 import { countRows } from "./fixtures";
 import { addInboxMember, addPerson } from "./inbox";
 import { deliver, headerOf, mailWorkspace, rawMessage, sentMime } from "./mail";
@@ -24,8 +25,6 @@ interface Sent {
     cc: { email: string }[];
   };
 }
-
-const errorCode = async (response: Response) => ((await response.json()) as { error: { code: string } }).error.code;
 
 async function compose(key: string, json: Record<string, unknown>) {
   return call("/inbox/conversations", { method: "POST", key, json });
@@ -137,7 +136,7 @@ describe("compose: POST /inbox/conversations", () => {
     for (const [name, change] of cases) {
       const response = await compose(workspace.key, { ...valid, ...change });
       expect(response.status, name).toBe(400);
-      expect(await errorCode(response), name).toBe("invalid_request");
+      expect((await errorOf(response)).code, name).toBe("invalid_request");
     }
     expect(await countRows("us", messages, eq(messages.workspaceId, workspace.workspaceId))).toBe(0);
   });
@@ -171,7 +170,7 @@ describe("compose: POST /inbox/conversations", () => {
       text: "a".repeat(1024 * 1024),
     });
     expect(response.status).toBe(413);
-    expect(await errorCode(response)).toBe("payload_too_large");
+    expect((await errorOf(response)).code).toBe("payload_too_large");
   });
 });
 
@@ -297,14 +296,14 @@ describe("who may send", () => {
     for (const key of [viewer.key, reader.key]) {
       for (const response of [await composeAs(key), await reply(key, linked.conversationId)]) {
         expect(response.status).toBe(403);
-        expect(await errorCode(response)).toBe("forbidden");
+        expect((await errorOf(response)).code).toBe("forbidden");
       }
     }
     expect((await composeAs(replier.key)).status).toBe(403);
     // An unlinked conversation does not exist for a record-scoped member: 404, as when reading it.
     const refused = await reply(replier.key, unlinked.conversationId);
     expect(refused.status).toBe(404);
-    expect(await errorCode(refused)).toBe("not_found");
+    expect((await errorOf(refused)).code).toBe("not_found");
     expect((await reply(replier.key, linked.conversationId)).status).toBe(201);
     // Only the record_reply member's reply on the linked conversation went out.
     expect(await countRows("us", messages, eq(messages.conversationId, unlinked.conversationId))).toBe(1);

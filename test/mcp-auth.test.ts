@@ -2,6 +2,7 @@ import { scopes } from "@crm/contracts";
 import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from "@modelcontextprotocol/client";
 import * as oauth from "oauth4webapi";
 import { describe, expect, it } from "vitest";
+import { errorOf } from "./crm";
 import { createKey, createOrganization } from "./fixtures";
 import { clients, gatewayFetch, jsonRpcMessage, mcpOrigin, mcpUrl, rawMcp, structured } from "./mcp";
 import { apiResource, authorizationServer, clientOptions, createConfidentialApp, mcpResource } from "./oauth-client";
@@ -50,7 +51,7 @@ describe("the 401 challenge", () => {
       expect(response.headers.get("www-authenticate")).toBe(
         `Bearer resource_metadata="${metadataUrl}", error="invalid_token", scope="${readScopes}"`,
       );
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
+      expect((await errorOf(response)).code).toBe("invalid_token");
     }
     const underBase = await gatewayFetch(`${mcpOrigin}/api/v1/mcp`, {
       method: "POST",
@@ -100,7 +101,7 @@ describe("OAuth access tokens on MCP and REST", () => {
     await client.close();
     const rest = await call("/workspaces", { key: accessToken });
     expect(rest.status).toBe(401);
-    expect(((await rest.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
+    expect((await errorOf(rest)).code).toBe("invalid_token");
   });
 
   it("a token for <origin>/api/v1 works on REST and is refused on MCP", async () => {
@@ -150,7 +151,7 @@ describe("scope step-up", () => {
     expect(response.headers.get("www-authenticate")).toBe(
       `Bearer resource_metadata="${metadataUrl}", error="insufficient_scope", scope="crm:records:read crm:metadata:read crm:metadata:write"`,
     );
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("insufficient_scope");
+    expect((await errorOf(response)).code).toBe("insufficient_scope");
   });
 
   it("an API key without the scope still gets the tool's error result, since it cannot step up", async () => {

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { gatewayPaths, gatewayRequest } from "../workers/api/src/gateway-forward";
+import { errorOf } from "./crm";
 import { clientAddress, clients, gatewayFetch, jsonRpcMessage, mcpOrigin, structured } from "./mcp";
 import { cast } from "./stack";
 
@@ -19,7 +20,7 @@ const direct = (path: string, init?: RequestInit) => gatewayFetch(`${gatewayOrig
 
 async function expectError(response: Response, status: number, code: string) {
   expect(response.status).toBe(status);
-  expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
+  expect((await errorOf(response)).code).toBe(code);
 }
 
 describe("regional discovery paths", () => {

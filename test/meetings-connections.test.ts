@@ -3,7 +3,7 @@ import { control, regional } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ErrorBody, expectStatus } from "./crm";
+import { errorOf, expectStatus } from "./crm";
 import { countRows } from "./fixtures";
 import { type Connection, connect, deliver, expectReceived, inboundPath } from "./meetings";
 import { call, cast } from "./stack";
@@ -76,7 +76,7 @@ describe("provider connections", () => {
         json: { workspaceId: sales.id, provider: "calling", name: "Nope" },
       });
       expect(response.status).toBe(403);
-      expect(((await response.json()) as ErrorBody).error.code).toBe("forbidden");
+      expect((await errorOf(response)).code).toBe("forbidden");
     }
   });
 
@@ -115,7 +115,7 @@ describe("provider connections", () => {
     expect(await routes()).toHaveLength(0);
     const response = await deliver(inboundPath(connection), secret, event("after-delete"));
     expect(response.status).toBe(404);
-    expect(((await response.json()) as ErrorBody).error.code).toBe("not_found");
+    expect((await errorOf(response)).code).toBe("not_found");
     await expectStatus(404, `/integrations/connections/${connection.id}`, { method: "DELETE", key: alice.apiKey });
   });
 

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ErrorBody, expectStatus, objectTypesOf, unique } from "./crm";
+import { type ErrorBody, errorOf, expectStatus, objectTypesOf, unique } from "./crm";
 import { countRows } from "./fixtures";
 import { clientAddress } from "./mcp";
 import {
@@ -19,7 +19,8 @@ import {
   meetingById,
   meetingTitled,
 } from "./meetings";
-import { baseUrl, call, cast, eventually } from "./stack";
+import { firstReceived, received, receiverPath, receiverUrl } from "./receiver";
+import { baseUrl, call, cast } from "./stack";
 
 const gateway = (exports as unknown as { default: Fetcher }).default;
 
@@ -122,12 +123,12 @@ describe("inbound webhooks: refusals store nothing", () => {
       data: { title: "no id" },
     });
     expect(invalid.status).toBe(400);
-    expect(((await invalid.json()) as ErrorBody).error.details?.[0]?.path).toBe("body.data.meetingId");
+    expect((await errorOf(invalid)).details?.[0]?.path).toBe("body.data.meetingId");
     const surrogate = await deliver(notesPath(), notes.secret, null, {
       rawBody: JSON.stringify(scheduled("surrogate", { title: "x" })).replace('"title":"x"', '"title":"x\\ud83d"'),
     });
     expect(surrogate.status).toBe(400);
-    expect(((await surrogate.json()) as ErrorBody).error.details).toContainEqual({
+    expect((await errorOf(surrogate)).details).toContainEqual({
       path: "body.data.title",
       message: "Not well-formed Unicode (a lone UTF-16 surrogate)",
     });
@@ -387,11 +388,11 @@ describe("inbound webhooks: calls", () => {
 
 describe("inbound webhooks: outbound events", () => {
   it("delivers meeting.transcript_ready to a subscription, verifiable with standardwebhooks", async () => {
-    const path = `/hook-meetings-${unique()}`;
+    const path = receiverPath("hook-meetings");
     const { secret } = await expectStatus<{ secret: string }>(201, "/webhooks", {
       method: "POST",
       key,
-      json: { workspaceId: salesId, url: `${env.RECEIVER_URL}${path}`, eventTypes: ["meeting.transcript_ready"] },
+      json: { workspaceId: salesId, url: receiverUrl(path), eventTypes: ["meeting.transcript_ready"] },
     });
     const id = `delivered-${unique()}`;
     await expectReceived(await deliver(notesPath(), notes.secret, scheduled(id)));
@@ -402,16 +403,8 @@ describe("inbound webhooks: outbound events", () => {
         data: { meetingId: id, actionItems: [] },
       }),
     );
-    const received = await eventually(
-      async () =>
-        (await (await fetch(`${env.RECEIVER_URL}/__requests${path}`)).json()) as {
-          headers: Record<string, string>;
-          body: string;
-        }[],
-      (requests) => requests.length > 0,
-    );
-    expect(received).toHaveLength(1);
-    const request = received[0] as { headers: Record<string, string>; body: string };
+    const request = await firstReceived(path);
+    expect(await received(path)).toHaveLength(1);
     const event = new Webhook(secret).verify(request.body, request.headers) as {
       type: string;
       data: Meeting & { actionItemTaskIds: string[] };

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { createSession, csrfTokenFor } from "../workers/gateway/src/identity/sessions";
-import { type ErrorBody, objectTypesOf, unique } from "./crm";
+import { errorOf, objectTypesOf, unique } from "./crm";
 import { baseUrl, call, cast } from "./stack";
 
 /**
@@ -23,8 +23,6 @@ const fromConsole = (cookie: string, extra: Record<string, string> = {}) => ({
   "sec-fetch-site": "same-origin",
   ...extra,
 });
-
-const errorOf = async (response: Response) => ((await response.json()) as ErrorBody).error;
 
 describe("a console session on API routes", () => {
   it("works from the console's own origin, as its user with every scope", async () => {

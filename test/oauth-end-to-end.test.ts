@@ -1,6 +1,7 @@
 import * as oauth from "oauth4webapi";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { revokedGrantsRefreshMs } from "../workers/gateway/src/pipeline/revoked-grants";
+import { errorOf } from "./crm";
 import {
   apiResource,
   authorizationServer,
@@ -37,7 +38,7 @@ describe("an app registered with DCR", () => {
     // The grant holds crm:records:read and tasks:read, not the metadata scope.
     const objects = await api(tokens.access_token, "/crm/objects?workspaceId=ws_000000000000000000000000");
     expect(objects.status).toBe(403);
-    expect(((await objects.json()) as { error: { code: string } }).error.code).toBe("insufficient_scope");
+    expect((await errorOf(objects)).code).toBe("insufficient_scope");
 
     const as = await authorizationServer();
     const refresh = async (token: string) =>
@@ -58,7 +59,7 @@ describe("an app registered with DCR", () => {
     for (const token of [tokens.access_token, rotated.access_token]) {
       const refused = await api(token, "/workspaces");
       expect(refused.status).toBe(401);
-      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
+      expect((await errorOf(refused)).code).toBe("invalid_token");
     }
   });
 });

@@ -1,7 +1,7 @@
 import { regional } from "@crm/db";
 import { and, eq, isNull } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { type ErrorBody, expectStatus, unique } from "./crm";
+import { type ErrorBody, errorOf, expectStatus, unique } from "./crm";
 import { countRows, outboxCount } from "./fixtures";
 import { crmWorkspace } from "./inbox";
 import { rawToolCall, resultText, structured } from "./mcp";
@@ -117,7 +117,7 @@ describe("POST /records/batch", () => {
     });
     expect(tooMany.status).toBe(400);
     expect(tooMany.headers.get("x-token-cost")).toBe("0");
-    expect(((await tooMany.json()) as ErrorBody).error.details).toEqual([expect.objectContaining({ path: "body.records" })]);
+    expect((await errorOf(tooMany)).details).toEqual([expect.objectContaining({ path: "body.records" })]);
     const report = await eventually(
       async () =>
         (await (await call("/usage", { key: workspace.key })).json()) as {
@@ -154,7 +154,7 @@ describe("POST /records/batch", () => {
       ],
     ] as const) {
       const response = await batch(workspace, body as Record<string, unknown>);
-      const error = ((await response.json()) as ErrorBody).error;
+      const error = await errorOf(response);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(error.details?.map((detail) => detail.path)).toContain(path);
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createField, createObjectType, type ErrorBody, expectStatus, unique } from "./crm";
+import { createField, createObjectType, errorOf, expectStatus, unique } from "./crm";
 import { createMember } from "./fixtures";
 import { crmWorkspace } from "./inbox";
 import { rawToolCall, structured } from "./mcp";
@@ -121,7 +121,7 @@ describe("GET /records/search", () => {
       key: workspace.key,
     });
     expect(other.status).toBe(400);
-    expect(((await other.json()) as ErrorBody).error.code).toBe("invalid_cursor");
+    expect((await errorOf(other)).code).toBe("invalid_cursor");
   });
 
   it("follows every write at once: updates, batches, deletes, deleted fields and object types, renamed labels", async () => {

@@ -71,7 +71,8 @@ const templates = new Map(
   byFewestParameters.map((operation) => [operation, new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, "[^/]+")}$`)]),
 );
 
-function operationOf(method: string, path: string): Operation | undefined {
+/** The catalogue operation a request names (`path` without its query), if any. */
+export function operationOf(method: string, path: string): Operation | undefined {
   return byFewestParameters.find(
     (operation) => operation.method === method.toLowerCase() && templates.get(operation)?.test(path),
   );

@@ -8,6 +8,7 @@ import { leastFilledShard } from "../workers/gateway/src/organizations/placement
 import { createObjectType, expectStatus, unique } from "./crm";
 import { countRows, createOrganization, regionDb } from "./fixtures";
 import { deliver, rawMessage } from "./mail";
+import { received, receiverUrl } from "./receiver";
 import { cast, eventually } from "./stack";
 
 /**
@@ -15,12 +16,6 @@ import { cast, eventually } from "./stack";
  * into the actor context, and every path into a region (API operations, inbound mail, queues, the
  * cron) reaches that shard only. The us region has two shards in tests as in dev.
  */
-
-interface Received {
-  path: string;
-  body: string;
-}
-const received = async (path: string) => (await (await fetch(`${env.RECEIVER_URL}/__requests${path}`)).json()) as Received[];
 
 /** An organization on `shard` of the us region with a workspace, and an object type and a record made through the API. */
 async function tenant(shard: number) {
@@ -80,7 +75,7 @@ describe("data-plane shards of a region", () => {
     await expectStatus(201, "/webhooks", {
       method: "POST",
       key: place.key,
-      json: { workspaceId: place.workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes: ["record.created"] },
+      json: { workspaceId: place.workspaceId, url: receiverUrl(path), eventTypes: ["record.created"] },
     });
     // Queued after the write, fanned out and delivered by the region's consumers, each reading shard 2.
     const { record } = await expectStatus<{ record: { id: string } }>(201, "/records", {

@@ -104,12 +104,24 @@ export async function cast() {
   };
 }
 
-/** Reads until `done` holds (or 5 s pass): for effects written after the response, such as usage records. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 5_000;
+/**
+ * Reads until `done` holds, every `everyMs`, for effects written after the response (usage records,
+ * deliveries, attempt rows); polling through the API, mind the route's window (120 reads a minute). Throws once `timeoutMs` pass, with the last value read: a guard against
+ * a hang that names what never happened, instead of a later assertion on a value that is not ready.
+ */
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  { timeoutMs = 10_000, everyMs = 100 }: { timeoutMs?: number; everyMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(
+        `not done within ${timeoutMs} ms (${done.toString()}); last read: ${JSON.stringify(value)?.slice(0, 2_000)}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }

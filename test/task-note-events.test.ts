@@ -1,13 +1,8 @@
-import { env } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectStatus, objectTypesOf, unique } from "./crm";
+import { received, receiverPath, receiverUrl } from "./receiver";
 import { cast, eventually } from "./stack";
-
-interface Received {
-  headers: Record<string, string>;
-  body: string;
-}
 
 interface Delivered {
   type: string;
@@ -38,17 +33,15 @@ beforeAll(async () => {
   companies = companiesType?.id as string;
 });
 
-const received = async (path: string) => (await (await fetch(`${env.RECEIVER_URL}/__requests${path}`)).json()) as Received[];
-
 /** A subscription to every task and note event (of records of one object type when given); its verified deliveries. */
 async function subscribe(objectTypeId?: string) {
-  const path = `/hook-${unique()}`;
+  const path = receiverPath();
   const { secret } = await expectStatus<{ secret: string }>(201, "/webhooks", {
     method: "POST",
     key,
     json: {
       workspaceId: salesId,
-      url: `${env.RECEIVER_URL}${path}`,
+      url: receiverUrl(path),
       eventTypes: taskAndNoteEvents,
       ...(objectTypeId ? { objectTypeIds: [objectTypeId] } : {}),
     },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { errorOf } from "./crm";
 import { createKey, createOrganization } from "./fixtures";
 import { call, eventually } from "./stack";
 
@@ -71,7 +72,7 @@ describe("token costs and GET /usage", () => {
     const limited = await createKey({ organizationId, ownerId: userId, workspaceIds: [workspaceIds[0] as string] });
     const refused = await call("/usage", { key: limited.key });
     expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("workspace_forbidden");
+    expect((await errorOf(refused)).code).toBe("workspace_forbidden");
     const unlimited = await createKey({ organizationId, ownerId: userId });
     expect((await call("/usage", { key: unlimited.key })).status).toBe(200);
   });

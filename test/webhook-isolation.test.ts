@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { afterAttempt, breakerMode, closedBreaker, failureThreshold } from "../workers/api/src/domain/webhooks/breaker";
 import { expectStatus, unique } from "./crm";
-import { program, received, until, workspace } from "./webhook-lanes";
+import { program, received } from "./receiver";
+import { eventually } from "./stack";
+import { workspace } from "./webhook-lanes";
 
 /**
  * Isolation per endpoint (issue 19, docs/webhooks.md): each subscription's deliveries go through a
@@ -17,19 +19,20 @@ describe("isolation per endpoint", () => {
     const hanging = await Promise.all(Array.from({ length: 5 }, async () => (await stuck.subscribe(hangingPath)).id));
     for (let i = 0; i < 20; i++) await stuck.createRecord();
     // The hanging endpoint has its connections open before the other workspace writes.
-    await until(
+    await eventually(
       () => received(hangingPath),
       (requests) => requests.length >= 5,
+      { timeoutMs: 60_000 },
     );
 
     const healthy = await workspace();
     const livePath = `/live-${unique()}`;
     const live = (await healthy.subscribe(livePath)).id;
     for (let i = 0; i < 3; i++) await healthy.createRecord();
-    const arrived = await until(
+    const arrived = await eventually(
       () => received(livePath),
       (requests) => requests.length >= 3,
-      10_000,
+      { timeoutMs: 10_000 },
     );
     expect(arrived).toHaveLength(3);
     // Through one shared queue they would have waited behind the hanging deliveries' first attempts
@@ -45,21 +48,19 @@ describe("isolation per endpoint", () => {
       consecutiveFailures: 0,
       lastFailure: null,
     });
-    const failing = await until(
+    const failing = await eventually(
       () => stuck.endpointState(hanging[0] as string),
       (state) => state.status === "failing",
-      30_000,
-      500,
+      { timeoutMs: 30_000, everyMs: 500 },
     );
     expect(failing.lastFailure).toBe("Timed out after 1.5 s");
     expect(failing.consecutiveFailures).toBeGreaterThanOrEqual(1);
 
     // Nothing lost: each of the 100 deliveries made its four attempts (1 + the three retries) and failed.
-    await until(
+    await eventually(
       async () => Promise.all(hanging.map((id) => stuck.deliveries(id))),
       (results) => results.every((result) => result.statistics.failed === 20),
-      60_000,
-      4_000,
+      { timeoutMs: 60_000, everyMs: 4_000 },
     );
     for (const webhookId of hanging) {
       const { statistics, data } = await stuck.deliveries(webhookId);
@@ -96,11 +97,10 @@ describe("isolation per endpoint", () => {
     );
     const webhookId = (await place.subscribe(path)).id;
     for (let i = 0; i < failureThreshold; i++) await place.createRecord();
-    const { statistics } = await until(
+    const { statistics } = await eventually(
       () => place.deliveries(webhookId),
       (result) => result.statistics.delivered === failureThreshold,
-      30_000,
-      500,
+      { timeoutMs: 30_000, everyMs: 500 },
     );
     expect(statistics).toEqual({ delivered: failureThreshold, failed: 0, pending: 0, rateLimited: 0 });
     // Each delivery reached the endpoint twice: its 503, and the delivery after the recovery.

@@ -1,18 +1,12 @@
 import { env } from "cloudflare:test";
 import { createObjectType, expectStatus, unique } from "./crm";
 import { createOrganization } from "./fixtures";
+import { receiverUrl } from "./receiver";
 
 /**
- * Helpers for tests of webhook lanes: the loopback receiver of test/node/receiver.ts, a workspace
- * of its own with subscriptions to it, and what the API shows of their deliveries.
+ * Helpers for tests of webhook lanes: a workspace of its own with subscriptions to the loopback
+ * receiver (test/receiver.ts), and what the API shows of their deliveries.
  */
-
-export interface Received {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-  at: number;
-}
 
 export interface EndpointState {
   status: string;
@@ -35,24 +29,6 @@ export interface Deliveries {
   statistics: { delivered: number; failed: number; pending: number; rateLimited: number };
 }
 
-export const received = async (path: string) =>
-  (await (await fetch(`${env.RECEIVER_URL}/__requests${path}`)).json()) as Received[];
-export const program = (path: string, responses: { status: number; delayMs?: number }[]) =>
-  fetch(`${env.RECEIVER_URL}/__program${path}`, { method: "POST", body: JSON.stringify(responses) });
-
-/**
- * Polls until `done`, every `everyMs` (API reads count against the route's window of 120 a
- * minute); the guard only stops a test that would otherwise hang.
- */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, guardMs = 60_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + guardMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
 /** A fresh organization's workspace (us, shard 1 unless told) with an object type, and what a test does there. */
 export async function workspace(options: { shard?: number } = {}) {
   const organization = await createOrganization({ workspaceCount: 1, ...options });
@@ -63,7 +39,7 @@ export async function workspace(options: { shard?: number } = {}) {
     const { webhook, secret } = await expectStatus<{ webhook: { id: string }; secret: string }>(201, "/webhooks", {
       method: "POST",
       key: organization.key,
-      json: { workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes },
+      json: { workspaceId, url: receiverUrl(path), eventTypes },
     });
     return { id: webhook.id, secret };
   };

@@ -1,35 +1,14 @@
-import { env } from "cloudflare:test";
+import { type listWebhookDeliveries, testWebhook } from "@crm/contracts";
 import { insertRowsAsJson, newId, regional } from "@crm/db";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { deliveryId } from "../workers/api/src/domain/webhooks/fanout";
-import { createObjectType, type ErrorBody, expectStatus, unique } from "./crm";
+import { bodyOf, createObjectType, type ErrorBody, errorOf, expectStatus, type ResponseOf, unique } from "./crm";
 import { createOrganization, regionDb } from "./fixtures";
+import { firstReceived, program, type Received, received, receivedBefore, receiverPath, receiverUrl } from "./receiver";
 import { call, eventually } from "./stack";
 
-interface Received {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-  at: number;
-}
-interface Delivery {
-  deliveryId: string;
-  webhookId: string;
-  eventId: string;
-  eventType: string;
-  attempt: number;
-  status: string;
-}
-interface Deliveries {
-  data: { deliveryId: string; attempt: number; status: string; responseStatus: number | null; eventType: string }[];
-  statistics: { delivered: number; failed: number; pending: number; rateLimited: number };
-}
-
-const receiverPath = () => `/hook-${unique()}`;
-const received = async (path: string) => (await (await fetch(`${env.RECEIVER_URL}/__requests${path}`)).json()) as Received[];
-const program = (path: string, responses: { status: number; headers?: Record<string, string>; delayMs?: number }[]) =>
-  fetch(`${env.RECEIVER_URL}/__program${path}`, { method: "POST", body: JSON.stringify(responses) });
+type Deliveries = ResponseOf<typeof listWebhookDeliveries, 200>;
 
 /** A fresh organization's workspace with an object type: its burst bucket and events are its own. */
 async function place() {
@@ -44,7 +23,7 @@ const subscribe = (where: Place, path: string) =>
   expectStatus<{ webhook: { id: string }; secret: string }>(201, "/webhooks", {
     method: "POST",
     key: where.key,
-    json: { workspaceId: where.workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes: ["record.created"] },
+    json: { workspaceId: where.workspaceId, url: receiverUrl(path), eventTypes: ["record.created"] },
   });
 
 const createRecord = (where: Place) =>
@@ -56,6 +35,20 @@ const createRecord = (where: Place) =>
 
 const post = (path: string, key: string, json?: unknown, headers: Record<string, string> = {}) =>
   call(path, { method: "POST", key, headers, ...(json === undefined ? {} : { json }) });
+
+/** A test delivery to the subscription, recognized by its webhook-id: the marker of a "nothing else arrived" check. */
+function testDeliveryMarker(where: Place, webhookId: string) {
+  let deliveryId = "";
+  return {
+    send: async () => {
+      const response = await post(`/webhooks/${webhookId}/test`, where.key, undefined, {
+        "idempotency-key": `marker-${unique()}`,
+      });
+      deliveryId = (await bodyOf(response, testWebhook, 202)).delivery.deliveryId;
+    },
+    isMarker: (request: Received) => request.headers["webhook-id"] === deliveryId,
+  };
+}
 
 const deliveriesOf = (where: Place, webhookId: string) =>
   expectStatus<Deliveries>(200, `/webhooks/${webhookId}/deliveries?limit=100`, { key: where.key });
@@ -69,13 +62,10 @@ describe("POST /webhooks/{webhookId}/test", () => {
     await subscribe(where, other);
     const response = await post(`/webhooks/${webhook.id}/test`, where.key);
     expect(response.status).toBe(202);
-    const { delivery } = (await response.json()) as { delivery: Delivery };
+    const { delivery } = await bodyOf(response, testWebhook, 202);
     expect(delivery).toMatchObject({ webhookId: webhook.id, eventType: "webhook.test", attempt: 1, status: "queued" });
-    const [request] = await eventually(
-      () => received(path),
-      (items) => items.length > 0,
-    );
-    const event = new Webhook(secret).verify(request?.body as string, request?.headers as Record<string, string>) as {
+    const request = await firstReceived(path);
+    const event = new Webhook(secret).verify(request.body, request.headers) as {
       id: string;
       type: string;
       workspaceId: string;
@@ -83,7 +73,7 @@ describe("POST /webhooks/{webhookId}/test", () => {
     };
     expect(event).toMatchObject({ id: delivery.eventId, type: "webhook.test", workspaceId: where.workspaceId });
     expect(event.data.webhookId).toBe(webhook.id);
-    expect(request?.headers["webhook-id"]).toBe(delivery.deliveryId);
+    expect(request.headers["webhook-id"]).toBe(delivery.deliveryId);
     const deliveries = await eventually(
       () => deliveriesOf(where, webhook.id),
       (result) => result.statistics.delivered === 1,
@@ -107,12 +97,8 @@ describe("POST /webhooks/{webhookId}/test", () => {
       [202, 202],
       [202, 409],
     ]).toContainEqual(statuses);
-    await eventually(
-      () => received(path),
-      (items) => items.length > 0,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await received(path)).toHaveLength(1);
+    // Another test delivery is the marker: a second delivery of the first would have arrived before it.
+    expect(await receivedBefore(path, testDeliveryMarker(where, webhook.id))).toHaveLength(1);
   });
 
   it("refuses an inactive subscription with 409 and the reason, and malformed input with 400", async () => {
@@ -170,7 +156,7 @@ describe("POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", () => {
     // The receiver is fixed (it answers 200 from now on): redeliver.
     const response = await post(`/webhooks/${webhook.id}/deliveries/${first.deliveryId}/redeliver`, where.key);
     expect(response.status).toBe(202);
-    const { delivery } = (await response.json()) as { delivery: Delivery };
+    const { delivery } = await bodyOf(response, testWebhook, 202);
     expect(delivery).toMatchObject({ deliveryId: first.deliveryId, attempt: 5, status: "queued", eventType: "record.created" });
     const requests = await eventually(
       () => received(path),
@@ -199,7 +185,7 @@ describe("POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", () => {
     const id = waiting.data[0]?.deliveryId as string;
     const response = await post(`/webhooks/${webhook.id}/deliveries/${id}/redeliver`, where.key);
     expect(response.status).toBe(409);
-    expect(((await response.json()) as ErrorBody).error.code).toBe("delivery_pending");
+    expect((await errorOf(response)).code).toBe("delivery_pending");
     const { webhook: sibling } = await subscribe(where, receiverPath());
     expect((await post(`/webhooks/${sibling.id}/deliveries/${id}/redeliver`, where.key)).status).toBe(404);
   });
@@ -222,12 +208,8 @@ describe("POST /webhooks/{webhookId}/replay", () => {
     expect(answered.length).toBeGreaterThanOrEqual(1);
     expect(responses.every((response) => response.status === 202 || response.status === 409)).toBe(true);
     for (const response of answered) expect(await response.json()).toEqual({ queued: 3 });
-    await eventually(
-      () => received(path),
-      (items) => items.length === 6,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const all = await received(path);
+    // A test delivery after the replay is the marker: a second replay's would have arrived before it.
+    const all = await receivedBefore(path, testDeliveryMarker(where, webhook.id));
     expect(all).toHaveLength(6);
     // The three events again, each with the webhook-id its first delivery had.
     const ids = all.map((request) => request.headers["webhook-id"]);
@@ -323,9 +305,10 @@ describe("POST /webhooks/{webhookId}/replay", () => {
     expect(await response.json()).toEqual({ queued: 2_000 });
     const during = [];
     for (let i = 0; i < 3; i++) during.push(await liveLatency());
-    const all = await eventuallyLong(
+    const all = await eventually(
       () => received(path),
       (items) => items.length >= 2_000,
+      { timeoutMs: 90_000, everyMs: 250 },
     );
     expect(all).toHaveLength(2_000);
     // Each with the delivery id its event had for this subscription.
@@ -337,13 +320,3 @@ describe("POST /webhooks/{webhookId}/replay", () => {
     expect(Math.max(...during)).toBeLessThan(Math.max(...idle) + 1_000);
   }, 120_000);
 });
-
-/** `eventually` for effects that take longer than its 5 s (thousands of deliveries on a busy machine). */
-async function eventuallyLong<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}

@@ -1,8 +1,8 @@
-import { env } from "cloudflare:test";
 import { Webhook } from "svix";
 import { describe, expect, it } from "vitest";
 import { expectStatus, unique } from "./crm";
 import { addPerson, inboxWorkspace } from "./inbox";
+import { type Received, received, receiverPath, receiverUrl } from "./receiver";
 import { eventually } from "./stack";
 
 /**
@@ -11,14 +11,9 @@ import { eventually } from "./stack";
  * before. Verified with `svix`, a client library this project does not use itself.
  */
 
-interface Received {
-  headers: Record<string, string>;
-  body: string;
-}
-
 const receivedAt = async (path: string, count: number) =>
   eventually(
-    async () => (await (await fetch(`${env.RECEIVER_URL}/__requests${path}`)).json()) as Received[],
+    () => received(path),
     (requests) => requests.length >= count,
   );
 
@@ -26,11 +21,11 @@ describe("a rotated webhook secret", () => {
   it("signs the first delivery after the answer, the old one beside it", async () => {
     const { key, workspaceId } = await inboxWorkspace();
     const personId = await addPerson(key, workspaceId, "Pat Person", `pat-${unique()}@customer.example`);
-    const path = `/hook-rotation-${unique()}`;
+    const path = receiverPath("hook-rotation");
     const { webhook, secret: oldSecret } = await expectStatus<{ webhook: { id: string }; secret: string }>(201, "/webhooks", {
       method: "POST",
       key,
-      json: { workspaceId, url: `${env.RECEIVER_URL}${path}`, eventTypes: ["task.created"] },
+      json: { workspaceId, url: receiverUrl(path), eventTypes: ["task.created"] },
     });
     const createTask = (title: string) =>
       expectStatus(201, `/records/${personId}/tasks`, { method: "POST", key, json: { title } });

@@ -67,14 +67,20 @@ describe("the demo seed", () => {
       .select()
       .from(regional.conversations)
       .where(eq(regional.conversations.workspaceId, sales.id));
-    expect(conversations.map(({ subject, mailbox, hasLinkedRecords }) => ({ subject, mailbox, hasLinkedRecords }))).toEqual(
+    // Each once, however often the seed ran; other tests' mail to Sales (they share the stack) aside.
+    const seeded = ["Question about the renewal", "Pilot timeline", "Partnership idea"];
+    expect(
+      conversations
+        .filter(({ subject }) => seeded.includes(subject))
+        .map(({ subject, mailbox, hasLinkedRecords }) => ({ subject, mailbox, hasLinkedRecords })),
+    ).toEqual(
       expect.arrayContaining([
         { subject: "Question about the renewal", mailbox: "sales@acme.example", hasLinkedRecords: true },
         { subject: "Pilot timeline", mailbox: "sales@acme.example", hasLinkedRecords: true },
         { subject: "Partnership idea", mailbox: "sales@acme.example", hasLinkedRecords: false },
       ]),
     );
-    expect(conversations).toHaveLength(3);
+    expect(conversations.filter(({ subject }) => seeded.includes(subject))).toHaveLength(3);
   });
 
   it("gives each workspace the mailbox of DESIGN.md section 13, in its region's shard and in the control map", async () => {

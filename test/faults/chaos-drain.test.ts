@@ -7,8 +7,10 @@ import { dispatchOutbox } from "../../workers/api/src/domain/webhooks/dispatch";
 import type { OutboxEvent } from "../../workers/api/src/domain/webhooks/messages";
 import { unique } from "../crm";
 import { regionDb, shardDatabase } from "../fixtures";
+import { received, summary } from "../receiver";
 import { seededRandom } from "../seeded-random";
-import { received, until, workspace } from "../webhook-lanes";
+import { eventually } from "../stack";
+import { workspace } from "../webhook-lanes";
 
 const { eventOutbox } = regional;
 
@@ -33,9 +35,6 @@ const restartEveryMs = 200;
  * machine (at a load average of 18 on two cores, 990 of the 2 000 arrived in 150 s of restarts).
  */
 const restartsForMs = 60_000;
-
-const summary = async (path: string) =>
-  (await (await fetch(`${env.RECEIVER_URL}/__summary${path}`)).json()) as { requests: number; webhookIds: number };
 
 describe("a chaos drain", () => {
   it("delivers every event to every subscription, none lost, each under one webhook-id, with statistics that reconcile", async () => {
@@ -90,11 +89,10 @@ describe("a chaos drain", () => {
       for (const { path } of subscriptions)
         expect(
           (
-            await until(
+            await eventually(
               () => summary(path),
               (seen) => seen.webhookIds >= eventCount,
-              150_000,
-              500,
+              { timeoutMs: 150_000, everyMs: 500 },
             )
           ).webhookIds,
         ).toBe(eventCount);
@@ -104,11 +102,10 @@ describe("a chaos drain", () => {
     }
 
     for (const { path, id, secret } of subscriptions) {
-      const { statistics } = await until(
+      const { statistics } = await eventually(
         () => place.deliveries(id),
         (result) => result.statistics.delivered === eventCount,
-        20_000,
-        500,
+        { timeoutMs: 20_000, everyMs: 500 },
       );
       expect(statistics).toEqual({ delivered: eventCount, failed: 0, pending: 0, rateLimited: 0 });
       const verifier = new Webhook(secret);

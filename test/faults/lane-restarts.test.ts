@@ -2,7 +2,9 @@ import { abortAllDurableObjects, evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { failureThreshold } from "../../workers/api/src/domain/webhooks/breaker";
 import { unique } from "../crm";
-import { type Deliveries, laneOf, program, received, until, workspace } from "../webhook-lanes";
+import { program, received } from "../receiver";
+import { eventually } from "../stack";
+import { type Deliveries, laneOf, workspace } from "../webhook-lanes";
 
 /**
  * A lane restarted at each step of its work (issue 24): while a delivery is out, while its attempt
@@ -58,19 +60,17 @@ describe.each<Restart>(["evict", "abort"])("a webhook lane restarted (%s)", (how
     await program(path, [...Array.from({ length: failureThreshold }, () => ({ status: 503 })), { status: 200, delayMs: 1_200 }]);
     const webhook = await place.subscribe(path);
     for (let i = 0; i < failureThreshold; i++) await place.createRecord();
-    await until(
+    await eventually(
       () => received(path),
       (requests) => requests.length > failureThreshold,
-      20_000,
-      20,
+      { timeoutMs: 20_000, everyMs: 20 },
     );
     await restart(how, webhook.id);
 
-    const { statistics } = await until(
+    const { statistics } = await eventually(
       () => place.deliveries(webhook.id),
       (result) => result.statistics.delivered === failureThreshold,
-      25_000,
-      500,
+      { timeoutMs: 25_000, everyMs: 500 },
     );
     expect(statistics).toEqual({ delivered: failureThreshold, failed: 0, pending: 0, rateLimited: 0 });
     const byEvent = await webhookIdsByEvent(path);
@@ -140,11 +140,10 @@ describe.each<Restart>(["evict", "abort"])("a webhook lane restarted (%s)", (how
       const webhook = await place.subscribe(path);
       for (let i = 0; i < 3; i++) await place.createRecord();
       const restartAfter = async (count: number) => {
-        await until(
+        await eventually(
           () => received(path),
           (requests) => requests.length >= count,
-          20_000,
-          10,
+          { timeoutMs: 20_000, everyMs: 10 },
         );
         await new Promise((resolve) => setTimeout(resolve, waitMs));
         await restart(how, webhook.id);
@@ -152,11 +151,10 @@ describe.each<Restart>(["evict", "abort"])("a webhook lane restarted (%s)", (how
       if ("restartFirstAfter" in rest) await restartAfter(rest.restartFirstAfter);
       await restartAfter(afterRequests);
 
-      const { statistics, data } = await until(
+      const { statistics, data } = await eventually(
         () => place.deliveries(webhook.id),
         (result) => result.statistics[ends] === 3,
-        30_000,
-        500,
+        { timeoutMs: 30_000, everyMs: 500 },
       );
       expect(statistics).toEqual({ delivered: 0, failed: 0, pending: 0, rateLimited: 0, [ends]: 3 });
       const byDelivery = Map.groupBy(data, (attempt) => attempt.deliveryId);

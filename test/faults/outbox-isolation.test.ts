@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { unique } from "../crm";
 import { regionDb } from "../fixtures";
 import { deliver, mailWorkspace, rawMessage } from "../mail";
-import { received, until, workspace } from "../webhook-lanes";
+import { received } from "../receiver";
+import { eventually } from "../stack";
+import { workspace } from "../webhook-lanes";
 
 const { eventOutbox } = regional;
 
@@ -28,11 +30,10 @@ async function otherTenant() {
     async change() {
       const written = Date.now();
       await other.createRecord();
-      const requests = await until(
+      const requests = await eventually(
         () => received(path),
         (found) => found.length > 0,
-        normalLatencyMs + 5_000,
-        50,
+        { timeoutMs: normalLatencyMs + 5_000, everyMs: 50 },
       );
       return (requests[0]?.at ?? Number.POSITIVE_INFINITY) - written;
     },

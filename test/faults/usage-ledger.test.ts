@@ -4,8 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { createOrganization } from "../fixtures";
-import { call } from "../stack";
-import { until } from "../webhook-lanes";
+import { call, eventually } from "../stack";
 
 /**
  * The usage ledger when the control D1 refuses its writes for a while (issue 24): a refused batch is
@@ -39,11 +38,10 @@ describe("the usage ledger", () => {
     }
     // No request comes after: the ledger's own retries book them.
     expect(
-      await until(
+      await eventually(
         () => requestsBooked(organizationId),
         (booked) => booked >= 5,
-        20_000,
-        250,
+        { timeoutMs: 20_000, everyMs: 250 },
       ),
     ).toBe(5);
     await new Promise((resolve) => setTimeout(resolve, 1_500));

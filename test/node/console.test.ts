@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import axe from "axe-core";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWorkers, startStack } from "../../scripts/lib/stack.mjs";
+import { startStack } from "../../scripts/lib/stack.mjs";
 import { setConsolePassword } from "./console-password";
 
 /**
@@ -33,7 +33,6 @@ let origin: string;
 beforeAll(async () => {
   if (!existsSync(executablePath))
     throw new Error("Chromium is missing: scripts/toolchain.sh installs Debian's chromium package");
-  buildWorkers();
   stack = await startStack();
   origin = new URL(stack.url).origin.replace("127.0.0.1", "localhost");
   // Alice, and erin (a member of Initech and Globex: the organization switcher).

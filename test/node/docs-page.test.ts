@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWorkers, startStack } from "../../scripts/lib/stack.mjs";
+import { startStack } from "../../scripts/lib/stack.mjs";
 
 /**
  * The API reference page (Scalar, served with its build from the gateway's static assets) in a real
@@ -21,7 +21,6 @@ type OpenApiDocument = { paths: Record<string, Record<string, { operationId: str
 beforeAll(async () => {
   if (!existsSync(executablePath))
     throw new Error("Chromium is missing: scripts/toolchain.sh installs Debian's chromium package");
-  buildWorkers();
   stack = await startStack();
   browser = await chromium.launch({
     executablePath,

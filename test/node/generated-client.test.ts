@@ -1,6 +1,6 @@
 import { catalogue } from "@crm/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWorkers, startStack } from "../../scripts/lib/stack.mjs";
+import { startStack } from "../../scripts/lib/stack.mjs";
 import { publicDocument as document, typeCheck, writeTypedClient } from "./typed-client";
 
 /**
@@ -249,7 +249,6 @@ describe("a client generated from the OpenAPI document", () => {
     let workspaceId: string;
     let acme: Awaited<ReturnType<typeof startStack>>["demo"]["organizations"][number];
     beforeAll(async () => {
-      buildWorkers();
       stack = await startStack();
       acme = stack.demo.organizations[0] as typeof acme;
       workspaceId = acme.workspaces[0]?.id as string;

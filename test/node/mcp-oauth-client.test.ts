@@ -2,7 +2,7 @@ import { auth, createMCPClient, type OAuthClientProvider } from "@ai-sdk/mcp";
 import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readScopes } from "../../packages/contracts/src/scopes.ts";
-import { buildWorkers, startStack } from "../../scripts/lib/stack.mjs";
+import { startStack } from "../../scripts/lib/stack.mjs";
 import { setConsolePassword } from "./console-password";
 
 /**
@@ -27,7 +27,6 @@ let origin: string;
 let salesId: string;
 
 beforeAll(async () => {
-  buildWorkers();
   stack = await startStack();
   origin = new URL(stack.url).origin.replace("127.0.0.1", "localhost");
   await setConsolePassword(stack, "alice@acme.example", password);

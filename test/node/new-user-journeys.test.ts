@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWorkers, startStack } from "../../scripts/lib/stack.mjs";
+import { startStack } from "../../scripts/lib/stack.mjs";
 import { typeCheck, writeTypedClient } from "./typed-client";
 
 /**
@@ -227,7 +227,6 @@ let acme: Awaited<ReturnType<typeof startStack>>["demo"]["organizations"][number
 
 beforeAll(async () => {
   const clientPath = await writeTypedClient(outDir, clientModule);
-  buildWorkers();
   stack = await startStack({ regionVars: { WEBHOOKS_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_SCHEDULE: "1,1,1" } });
   acme = stack.demo.organizations[0] as typeof acme;
   journeys = (await import(/* @vite-ignore */ clientPath)) as Journeys;

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWorkers, startStack } from "../../scripts/lib/stack.mjs";
+import { startStack } from "../../scripts/lib/stack.mjs";
 
 /**
  * `openid-client` (v6), a certified OAuth client nobody here wrote, against a freshly started stack
@@ -28,7 +28,6 @@ let demo: Demo;
 let firstJwks: JSONWebKeySet;
 
 beforeAll(async () => {
-  buildWorkers();
   stack = await startStack();
   origin = new URL(stack.url).origin;
   demo = stack.demo as unknown as Demo;
