@@ -2,7 +2,7 @@
 // scripts that run the stack (dev, benchmarks, browser checks) and for deploy. The configs are made
 // from one template (workers/api/wrangler-template.ts); the migrations go through one applier
 // (packages/db/src/migrations.ts) to the control D1 and every shard of every region.
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { applyMigrations } from "../../packages/db/src/migrations.ts";
 import { regionalWorkerConfig, regions, shardDatabases } from "../../workers/api/wrangler-template.ts";
@@ -20,7 +20,10 @@ export function writeRegionalConfigs(options = { environment: "local" }) {
   const paths = {};
   for (const region of regions) {
     const header = "// Generated from workers/api/wrangler-template.ts by scripts/lib/databases.mjs: edit the template.\n";
-    writeFileSync(regionalConfigPath(region), `${header}${JSON.stringify(regionalWorkerConfig(region, options), null, 2)}\n`);
+    const config = `${header}${JSON.stringify(regionalWorkerConfig(region, options), null, 2)}\n`;
+    // Rewritten only when it changed: the test projects read these files while another builds.
+    if (!existsSync(regionalConfigPath(region)) || readFileSync(regionalConfigPath(region), "utf8") !== config)
+      writeFileSync(regionalConfigPath(region), config);
     paths[region] = regionalConfigPath(region);
   }
   return paths;

@@ -8,7 +8,12 @@ import { shardBinding } from "../../packages/contracts/src/shards.ts";
 import { gatewayConfigPath, migrateAll, writeRegionalConfigs } from "./databases.mjs";
 import { copyDocsAssets } from "./docs-assets.mjs";
 
-export const buildDir = ".wrangler/build";
+/**
+ * Where the Node stack's bundles go (the pages tests, the benchmarks, the MCP checks): a directory of
+ * its own, since `wrangler deploy --outdir` empties its directory first, and the Workers tests load
+ * `.wrangler/build/api` (`pnpm build:regions`) while the pages project builds at the same time.
+ */
+export const buildDir = ".wrangler/node-stack";
 // The gateway signs the actor context with each region's own secret; a region holds only its own.
 const contextSecrets = { us: "stack-context-secret-us", eu: "stack-context-secret-eu" };
 const gatewaySecrets = {
