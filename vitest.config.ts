@@ -55,7 +55,8 @@ const regionWorker = (region: Region, project: string, extraBindings: Record<str
     ...options,
     name: `crm-api-${region}`,
     modules: true,
-    scriptPath: ".wrangler/build/api/index.js",
+    // Named after the regional Worker's local entry (`workers/api/src/local.ts`).
+    scriptPath: ".wrangler/build/api/local.js",
     serviceBindings: { ...options.serviceBindings, GATEWAY: gatewayUnderTest(project) },
     // Batches leave at once, so that fan-out and delivery run within a test.
     queueConsumers: Object.fromEntries(

@@ -8,7 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { buildDir } from "../scripts/lib/stack.mjs";
+import { gatewayBundle } from "../scripts/lib/stack.mjs";
 import { recordedToolCall } from "./mcp.mjs";
 
 const startupLimitMs = 1000;
@@ -23,8 +23,8 @@ const inFreshV8 = (script, runs) =>
   );
 
 /** Milliseconds to import the gateway bundle in a fresh V8, and its bundled OpenAPI template's share: loading it, parsing it. */
-function scriptEvaluation(buildDir, runs) {
-  const source = readFileSync(`${buildDir}/gateway/index.js`, "utf8").replace(
+function scriptEvaluation(runs) {
+  const source = readFileSync(gatewayBundle, "utf8").replace(
     'from "cloudflare:workers"',
     `from "data:text/javascript,export class DurableObject {}"`,
   );
@@ -68,7 +68,7 @@ async function firstRequest(stack, path, init, runs) {
 
 export async function coldstartSection(stack, auth, { quick }) {
   const runs = quick ? 3 : 7;
-  const evaluation = scriptEvaluation(buildDir, runs);
+  const evaluation = scriptEvaluation(runs);
   const rest = await firstRequest(stack, "/api/v1/workspaces", () => ({ headers: auth }), runs);
   const { request } = await recordedToolCall(new URL("/mcp", await stack.mf.ready).href, auth, "workspaces_list");
   const mcp = await firstRequest(stack, "/mcp", () => ({ method: "POST", headers: request.headers, body: request.body }), runs);

@@ -1,6 +1,8 @@
 import type { Miniflare } from "miniflare";
 
 export const buildDir: string;
+export const gatewayBundle: string;
+export const regionalBundle: string;
 export function buildWorkers(): void;
 export function startStack(options?: { gatewayVars?: Record<string, string>; regionVars?: Record<string, string> }): Promise<{
   mf: Miniflare;

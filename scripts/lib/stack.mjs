@@ -14,6 +14,12 @@ import { copyDocsAssets } from "./docs-assets.mjs";
  * `.wrangler/build/api` (`pnpm build:regions`) while the pages project builds at the same time.
  */
 export const buildDir = ".wrangler/node-stack";
+/**
+ * The bundles wrangler writes there, named after the local entries (`local.ts`: the production
+ * entry plus the development routes and the seed).
+ */
+export const gatewayBundle = `${buildDir}/gateway/local.js`;
+export const regionalBundle = `${buildDir}/api/local.js`;
 // The gateway signs the actor context with each region's own secret; a region holds only its own.
 const contextSecrets = { us: "stack-context-secret-us", eu: "stack-context-secret-eu" };
 const gatewaySecrets = {
@@ -92,18 +98,18 @@ export async function startStack({
     },
     workers: [
       {
-        ...workerFromConfig(gatewayConfigPath, `${buildDir}/gateway/index.js`, { ...gatewaySecrets, ...gatewayVars }),
+        ...workerFromConfig(gatewayConfigPath, gatewayBundle, { ...gatewaySecrets, ...gatewayVars }),
         name: "crm-gateway",
       },
       {
-        ...workerFromConfig(regionalConfigs.us, `${buildDir}/api/index.js`, {
+        ...workerFromConfig(regionalConfigs.us, regionalBundle, {
           ...regionSecrets("us"),
           ...regionVars,
         }),
         name: "crm-api-us",
       },
       {
-        ...workerFromConfig(regionalConfigs.eu, `${buildDir}/api/index.js`, {
+        ...workerFromConfig(regionalConfigs.eu, regionalBundle, {
           ...regionSecrets("eu"),
           ...regionVars,
         }),
