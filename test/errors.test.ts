@@ -97,10 +97,15 @@ describe("the error envelope from every layer", () => {
     // A corrupted row: the scopes column no longer holds JSON, so reading the key throws.
     // An SQL literal because drizzle would serialize a value as valid JSON.
     await drizzle(env.CONTROL_DB).update(control.apiKeys).set({ scopes: sql`'{not json'` }).where(eq(control.apiKeys.id, id));
-    const response = await call("/workspaces", { key });
-    const error = await expectError(response, 500, "internal_error");
-    expect(error.message).toBe("Internal error");
-    expect(JSON.stringify(error)).not.toMatch(/json|sql|stack|at /i);
+    try {
+      const response = await call("/workspaces", { key });
+      const error = await expectError(response, 500, "internal_error");
+      expect(error.message).toBe("Internal error");
+      expect(JSON.stringify(error)).not.toMatch(/json|sql|stack|at /i);
+    } finally {
+      // The stack is shared with other files, which read every key.
+      await drizzle(env.CONTROL_DB).delete(control.apiKeys).where(eq(control.apiKeys.id, id));
+    }
   });
 
   it("every success carries X-Request-Id too", async () => {

@@ -60,7 +60,8 @@ function leavesWithoutExample(schema: unknown, where: string, parentHas: boolean
   leavesWithoutExample(schema.items, `${where}[]`, covered, found);
   leavesWithoutExample(schema.additionalProperties, `${where}{}`, covered, found);
   const leaf = !schema.properties && !schema.items && !schema.anyOf && !schema.oneOf && !schema.allOf;
-  if (leaf && !covered) found.push(where);
+  // `{ type: "null" }` (the null branch of a nullable reference) has one value: nothing to show.
+  if (leaf && !covered && schema.type !== "null") found.push(where);
   return found;
 }
 

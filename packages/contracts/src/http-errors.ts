@@ -70,6 +70,8 @@ interface ValidationIssue {
   message: string;
   code?: string;
   keys?: ReadonlyArray<string>;
+  /** A union's: the issues of each of its branches. */
+  errors?: ReadonlyArray<ReadonlyArray<ValidationIssue>>;
 }
 
 interface ValidationFailure {
@@ -95,6 +97,22 @@ const targetParts: Record<string, RequestPart> = {
 };
 
 /**
+ * The issues a client can act on. A union's issue (`invalid_union`) names the union only; when all
+ * its branches but one failed for the value being another kind altogether (the `null` of a nullable
+ * filter, given an object), the value was meant for that one branch, so its own issues are reported,
+ * under the union's path: `config.filter.conditions.0.operator`, not `config.filter`.
+ */
+function specificIssues(issue: ValidationIssue, prefix: PropertyKey[]): ValidationIssue[] {
+  const path = [...prefix, ...issue.path];
+  if (issue.code !== "invalid_union" || !issue.errors) return [{ ...issue, path }];
+  const otherKind = (branch: ReadonlyArray<ValidationIssue>) =>
+    branch.length === 1 && branch[0]?.code === "invalid_type" && branch[0].path.length === 0;
+  const meant = issue.errors.filter((branch) => !otherKind(branch));
+  if (meant.length !== 1) return [{ ...issue, path }];
+  return (meant[0] as ReadonlyArray<ValidationIssue>).flatMap((inner) => specificIssues(inner, path));
+}
+
+/**
  * zod-openapi `defaultHook`, run on every validated part of every request (path, query, body) in
  * both Workers: a failed validation becomes 400 `invalid_request` with one detail per problem,
  * `path` naming the value in the input (`fields.email`, `limit`) and `in` the part it came in, so
@@ -111,13 +129,15 @@ export function validationHook(result: ValidationSuccess | ValidationFailure): v
   }));
   const invalid: InvalidInput[] = result.success
     ? []
-    : result.error.issues.flatMap((issue) => {
-        const path = issue.path.map(String);
-        if (issue.code === "unrecognized_keys" && issue.keys?.length) {
-          return issue.keys.map((key) => ({ path: [...path, key].join("."), message: "Unknown property", in: part }));
-        }
-        return [{ path: path.join("."), message: issue.message, in: part }];
-      });
+    : result.error.issues
+        .flatMap((issue) => specificIssues(issue, []))
+        .flatMap((issue) => {
+          const path = issue.path.map(String);
+          if (issue.code === "unrecognized_keys" && issue.keys?.length) {
+            return issue.keys.map((key) => ({ path: [...path, key].join("."), message: "Unknown property", in: part }));
+          }
+          return [{ path: path.join("."), message: issue.message, in: part }];
+        });
   const details = [...invalid, ...illFormed];
   if (details.length > 0) throw new ApiError("invalid_request", "The request is not valid; see details.", details);
 }
