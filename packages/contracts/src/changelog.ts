@@ -188,6 +188,12 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          "A replay or redelivery of a delivery whose send is still out goes once more when that send ends (same `webhook-id`, the next attempt number); it was dropped as a repeat, so a replay right after a burst of deliveries could answer `queued: N` and send fewer.",
+        routes: ["POST /webhooks/{webhookId}/replay", "POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "`GET /usage` and API keys' activity no longer miss requests after a failed write: the gateway retries with back-off until the uses are booked, once.",
         routes: ["GET /usage"],
       },
