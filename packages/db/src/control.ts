@@ -1,3 +1,4 @@
+import { regions } from "@crm/contracts";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
@@ -9,7 +10,7 @@ import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlit
 export const organizations = sqliteTable("organizations", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
-  region: text("region", { enum: ["us", "eu"] }).notNull(),
+  region: text("region", { enum: regions }).notNull(),
   /** The D1 shard of its region that holds its data (1, 2, …; `regionShards` in contracts); chosen by `placeOrganization`. */
   shard: integer("shard").notNull(),
   createdAt: integer("created_at").notNull(),

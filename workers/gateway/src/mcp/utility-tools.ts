@@ -1,3 +1,4 @@
+import { regions } from "@crm/contracts";
 import { fromJsonSchema, type McpServer } from "@modelcontextprotocol/server";
 import type { McpCaller } from "./tool-call";
 
@@ -15,7 +16,7 @@ const whoamiResult = fromJsonSchema({
   type: "object",
   properties: {
     organizationId: idString,
-    region: { type: "string", enum: ["us", "eu"] },
+    region: { type: "string", enum: [...regions] },
     actor: {
       type: "object",
       properties: { type: { type: "string", enum: ["user", "app", "agent"] }, id: idString },
