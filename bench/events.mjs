@@ -5,7 +5,11 @@
 //     the record's (target <= 2x), and how it changes from the smaller shard to the larger (flat).
 // (2) A replay of 10 000 events against the outbox drain of the same events in the same run (target
 //     >= 0.5x), with a live endpoint of another organization measured beside it (p99 <= 2x idle).
+//     `--events-replay=N` runs (2) alone with N events; with `--inspector-port=P` it also writes CPU
+//     profiles of the region's isolate during the drain and during the replay (.wrangler/profiles/).
+import { mkdir } from "node:fs/promises";
 import { organizationDatabase } from "../scripts/lib/stack.mjs";
+import { describeProfile, startProfile } from "./profile.mjs";
 import { startReceiver } from "./receiver.mjs";
 import { header, objectTypeOf, row, within } from "./report.mjs";
 import { alternatingRounds } from "./rounds.mjs";
@@ -97,7 +101,7 @@ async function feedAtScale(stack, { durationMs, sizes }) {
 }
 
 /** (2) The outbox drain of `count` events, then a replay of the same events, beside a live endpoint. */
-async function replayAgainstDrain(stack, { count, samples }) {
+async function replayAgainstDrain(stack, { count, samples, inspectorPort }) {
   const acme = stack.demo.organizations[0];
   const auth = { authorization: `Bearer ${acme.users[0].apiKey}`, "content-type": "application/json" };
   const api = (path) => new URL(`/api/v1${path}`, stack.url);
@@ -130,7 +134,20 @@ async function replayAgainstDrain(stack, { count, samples }) {
   const live = await liveEndpoint(stack);
   const idle = await live.measure(samples);
 
+  const profiles = [];
+  const profiled = async (label) => {
+    if (!inspectorPort) return { stop: async () => {} };
+    const profile = await startProfile(inspectorPort, `crm-api-${acme.region}`);
+    return {
+      stop: async () => {
+        await mkdir(".wrangler/profiles", { recursive: true });
+        profiles.push(describeProfile(label, await profile.stop(`.wrangler/profiles/events-${label}.cpuprofile`)));
+      },
+    };
+  };
+
   receiver.useSecret(secret);
+  let profile = await profiled("drain");
   let started = performance.now();
   const drained = receiver.until(count + 1);
   // Any write dispatches what the outbox holds: this creation's own event and those before it.
@@ -140,8 +157,10 @@ async function replayAgainstDrain(stack, { count, samples }) {
     body: JSON.stringify({ objectTypeId: people.id, fields: { name: "Drain trigger" } }),
   });
   const drainRate = (count + 1) / (((await within(drained, `the drain of ${count + 1} events`)) - started) / 1000);
+  await profile.stop();
 
   receiver.useSecret(secret);
+  profile = await profiled("replay");
   started = performance.now();
   const replay = await fetch(api(`/webhooks/${webhook.id}/replay`), {
     method: "POST",
@@ -153,6 +172,8 @@ async function replayAgainstDrain(stack, { count, samples }) {
   const replayed = receiver.until(queued);
   const beside = await live.measure(samples);
   const replayRate = queued / (((await within(replayed, `the replay of ${queued} events`)) - started) / 1000);
+  await profile.stop();
+  for (const summary of profiles) console.log(`${summary}\n`);
   console.log(`
 Replay: ${queued} events of Acme's Support replayed to one subscription, after the outbox drain of the same events
 outbox drain: ${Math.round(drainRate)} events/s; replay: ${Math.round(replayRate)} events/s (request answered in ${Math.round(answeredMs)} ms); signature failures: ${receiver.failures}
@@ -164,7 +185,8 @@ p99 during the replay / p99 idle: ${(beside.p99 / idle.p99).toFixed(2)} (target 
   await receiver.close();
 }
 
-export async function eventsSection(stack, _auth, { quick, durationMs, eventsMillion: million }) {
+export async function eventsSection(stack, _auth, { quick, durationMs, eventsMillion: million, eventsReplay, inspectorPort }) {
+  if (eventsReplay > 0) return replayAgainstDrain(stack, { count: eventsReplay, samples: quick ? 20 : 50, inspectorPort });
   const sizes = quick ? [10_000, 20_000] : million ? [100_000, 1_000_000] : [100_000];
   await feedAtScale(stack, { durationMs, sizes });
   await replayAgainstDrain(stack, { count: quick ? 1_000 : 10_000, samples: quick ? 20 : 50 });

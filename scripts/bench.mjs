@@ -8,6 +8,7 @@
 //   npm run bench -- --only=chaos                                                               the drain with lanes restarted every 200 ms
 //   npm run bench -- --only=records --records=1000000                                          the records at another size
 //   npm run bench -- --only=events [--events-million]                                          the events feed and replay
+//   npm run bench -- --only=events --events-replay=10000 [--inspector-port=9229]                the replay alone [with CPU profiles]
 //   npm run bench -- --only=coldstart                                                          a fresh gateway isolate's startup and first requests
 //   npm run bench -- --only=bulk                                                               batch writes, search, tag filters
 // Each section is a module of its own under bench/; this file builds the bundles, starts the stack
@@ -34,6 +35,10 @@ const options = {
   durationMs: quick ? 3_000 : 10_000,
   recordCount: recordCountOf(process.argv, quick),
   eventsMillion: process.argv.includes("--events-million"),
+  // The events section's replay alone (no feed), of this many events: `--events-replay=10000`.
+  eventsReplay: Number(process.argv.find((arg) => arg.startsWith("--events-replay="))?.split("=")[1] ?? 0),
+  // workerd's inspector on this port: the sections that profile (events) write CPU profiles.
+  inspectorPort: Number(process.argv.find((arg) => arg.startsWith("--inspector-port="))?.split("=")[1] ?? 0) || undefined,
 };
 // The budgets are raised so that none refuses: the benchmark measures admission, with headroom.
 // The switch lets scenario (d) turn the limiter off per request (refused outside the local stack).
@@ -98,6 +103,7 @@ const stack = await startStack({
   regionVars: { WEBHOOKS_ALLOW_LOOPBACK: "true", WEBHOOK_BURST_FACTOR: "100" },
   triggerHandlers: true,
   extraWorkers: only === "chaos" ? [restarterWorker] : [],
+  inspectorPort: options.inspectorPort,
 });
 const auth = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
 for (const section of sections) {

@@ -51,13 +51,19 @@ export async function attemptDelivery(
     ...(webhook.previousSecret && (webhook.previousSecretExpiresAt ?? 0) > now ? [webhook.previousSecret] : []),
   ];
   const headers = await webhookHeaders(secrets, message.deliveryId, Math.floor(now / 1000), message.payload);
+  // A timer cleared as soon as the receiver answered: `AbortSignal.timeout` held one of the isolate's
+  // timers (10 000 at most) for the whole timeout after every answer, so a lane sending more than
+  // 10 000 per timeout (a replay) ran the isolate out of timers, and every timer of every lane in it
+  // was refused meanwhile.
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), timeoutMs);
   try {
     const answer = await fetch(verdict.url, {
       method: "POST",
       headers,
       body: message.payload,
       redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: timeout.signal,
     });
     await answer.body?.cancel();
     const status = answer.status;
@@ -68,10 +74,9 @@ export async function attemptDelivery(
       durationMs: Date.now() - started,
     };
   } catch (failure) {
-    const error =
-      failure instanceof Error && failure.name === "TimeoutError"
-        ? `Timed out after ${timeoutMs / 1000} s`
-        : `Request failed: ${String(failure)}`;
+    const error = timeout.signal.aborted ? `Timed out after ${timeoutMs / 1000} s` : `Request failed: ${String(failure)}`;
     return { status: null, error, retryAfterSeconds: null, durationMs: Date.now() - started };
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,0 +1,102 @@
+import { abortAllDurableObjects } from "cloudflare:test";
+import { insertRowsAsJson, newId, regional } from "@crm/db";
+import { describe, expect, it } from "vitest";
+import { deliveryId } from "../../workers/api/src/domain/webhooks/fanout";
+import { unique } from "../crm";
+import { regionDb } from "../fixtures";
+import { program, received } from "../receiver";
+import { call, eventually } from "../stack";
+import { workspace } from "../webhook-lanes";
+
+/**
+ * A replay (issue 28) whose lane is cut twice while it works through the range, as a deploy or a
+ * crash cuts it (`abortAllDurableObjects`: the sends out end with it). The replay's request handed
+ * every delivery over by its answer, so the lane's own storage is what carries the rest: every
+ * event of the range reaches the receiver under the `webhook-id` its delivery to this subscription
+ * always has, every delivery ends delivered, and only what was out at a cut goes twice. (A graceful
+ * eviction waits until the lane has nothing in flight, which for a replay is its end: the cut is the
+ * restart that can come midway; test/faults/lane-restarts.test.ts covers evictions.)
+ */
+
+/** Events of the last moment in the workspace's outbox, already dispatched (as after their first delivery). */
+async function seedHistory(place: Awaited<ReturnType<typeof workspace>>, count: number) {
+  const start = Date.now();
+  const rows = Array.from({ length: count }, (_, i) => {
+    const createdAt = start + Math.floor(i / 20);
+    const id = newId("evt", createdAt);
+    const event = {
+      id,
+      type: "record.created",
+      createdAt,
+      organizationId: place.organizationId,
+      workspaceId: place.workspaceId,
+      objectTypeId: place.objectType.id,
+      actor: { type: "user", id: place.userId },
+      data: { id: newId("rec", createdAt) },
+    };
+    return {
+      id,
+      organizationId: place.organizationId,
+      workspaceId: place.workspaceId,
+      objectTypeId: place.objectType.id,
+      type: "record.created",
+      payload: JSON.stringify(event),
+      createdAt,
+      queuedAt: createdAt,
+      claimedAt: createdAt,
+    };
+  });
+  const db = regionDb("us");
+  for (let i = 0; i < rows.length; i += 500) await db.run(insertRowsAsJson(db, regional.eventOutbox, rows.slice(i, i + 500)));
+  // Every event is in the past before the replay's range ends.
+  while (Date.now() <= start + count / 20 + 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  return { since: start - 1_000, eventIds: rows.map((row) => row.id) };
+}
+
+describe("a replay whose lane is cut midway", () => {
+  it("delivers every event of the range, each under its own webhook-id, and ends every delivery", async () => {
+    const count = 240;
+    const place = await workspace();
+    const path = `/replay-${unique()}`;
+    // Answers a little slow: with eight out at a time the replay takes seconds, long enough to restart in it.
+    await program(
+      path,
+      Array.from({ length: count }, () => ({ status: 200, delayMs: 100 })),
+    );
+    const webhook = await place.subscribe(path);
+    const { since, eventIds } = await seedHistory(place, count);
+
+    const response = await call(`/webhooks/${webhook.id}/replay`, {
+      method: "POST",
+      key: place.key,
+      json: { sinceMs: since },
+    });
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({ queued: count });
+    // Twice: once early in the range, once past its middle.
+    for (const seen of [count / 6, count / 2]) {
+      const sofar = await eventually(
+        () => received(path),
+        (requests) => requests.length >= seen,
+        { timeoutMs: 30_000, everyMs: 10 },
+      );
+      expect(sofar.length).toBeLessThan(count);
+      await abortAllDurableObjects();
+    }
+
+    const { statistics } = await eventually(
+      () => place.deliveries(webhook.id),
+      (result) => result.statistics.delivered === count,
+      { timeoutMs: 60_000, everyMs: 500 },
+    );
+    expect(statistics).toEqual({ delivered: count, failed: 0, pending: 0, rateLimited: 0 });
+    const expected = new Map(await Promise.all(eventIds.map(async (id) => [id, await deliveryId(id, webhook.id)] as const)));
+    const requests = await received(path);
+    const idsByEvent = Map.groupBy(requests, (request) => (JSON.parse(request.body) as { id: string }).id);
+    expect(new Set(idsByEvent.keys())).toEqual(new Set(eventIds));
+    for (const [eventId, sent] of idsByEvent)
+      expect(new Set(sent.map((request) => request.headers["webhook-id"]))).toEqual(new Set([expected.get(eventId)]));
+    // A cut sends again at most the eight that were out.
+    expect(requests.length).toBeLessThanOrEqual(count + 2 * 8);
+  }, 120_000);
+});
