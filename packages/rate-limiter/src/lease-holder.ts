@@ -41,7 +41,7 @@ const ABANDONED_CALL_MS = 2_000;
 const RETURNED_LEASE_MS = 20_000;
 
 /** A long lease used in the last this-th of its time is renewed, off the request's path. */
-const RENEW_AHEAD_SHARE = 4;
+const RENEW_AHEAD_SHARE = 10;
 
 /** A call to a counter's object; its outcome, once there, is what every request waiting on it reads. */
 interface CounterCall {
@@ -56,7 +56,9 @@ interface HeldLease {
   readonly askedAt: number;
   endsAt: number;
   slots: number;
-  /** From when a use renews the lease ahead of its end; null for a short lease, which is returned instead. */
+  /** Whether the object last granted it as a short lease (`RETURNED_LEASE_MS`): returned when it ends, not renewed. */
+  short: boolean;
+  /** From when a use renews a long lease ahead of its end; null once a renewal is under way. */
   renewFrom: number | null;
   /**
    * While a call continuing the lease is out: when it was sent and the size asked. Until the answer,
@@ -74,10 +76,14 @@ interface HeldLease {
   elsewhereFreesAt: number | null;
 }
 
-/** A settlement not yet reported, and until when its lease counts at the object at the latest (isolate clock). */
+/**
+ * A settlement not yet reported, until when its lease counts at the object at the latest (isolate
+ * clock), and whether it is worth a call of its own (a short lease's, see `RETURNED_LEASE_MS`).
+ */
 interface OwedSettlement {
   readonly settlement: Settlement;
   readonly countsUntil: number;
+  readonly returned: boolean;
 }
 
 /** One counter key as this isolate sees it. */
@@ -139,8 +145,9 @@ export class LeaseHolder {
   }
 
   /**
-   * Settles every lease that has ended and may still count at its object: unused slots go back.
-   * Keys with nothing held or owed are forgotten, so the isolate's memory follows its traffic.
+   * Settles every short lease that has ended and may still count at its object: unused slots go
+   * back, with the settlements of long leases to the same objects. Keys with nothing held or owed
+   * are forgotten, so the isolate's memory follows its traffic.
    */
   async returnEnded(counters: LeaseCounters): Promise<void> {
     const now = this.#clock();
@@ -149,8 +156,8 @@ export class LeaseHolder {
       this.#holdsSlot(state, now);
       if (state.calling) continue;
       state.owed = state.owed.filter((owed) => owed.countsUntil > now);
-      if (state.owed.length > 0) calls.push(this.#call(state, 0, counters));
-      else if (!state.lease && state.waiting === 0) this.#counters.delete(key);
+      if (state.owed.some((owed) => owed.returned)) calls.push(this.#call(state, 0, counters));
+      else if (!state.lease && state.owed.length === 0 && state.waiting === 0) this.#counters.delete(key);
     }
     // A settlement whose call failed stays owed, for the next call to its object.
     await Promise.allSettled(calls);
@@ -198,7 +205,11 @@ export class LeaseHolder {
     this.#inWindow(lease, now, windowMs);
     state.lease = null;
     const usedAfterMs = lease.uses.slice(lease.oldest).map((at) => at - lease.askedAt);
-    state.owed.push({ settlement: { leaseId: lease.id, usedAfterMs }, countsUntil: lease.endsAt + windowMs });
+    state.owed.push({
+      settlement: { leaseId: lease.id, usedAfterMs },
+      countsUntil: lease.endsAt + windowMs,
+      returned: lease.short,
+    });
     state.demand = Math.max(1, this.#pace(lease, now, windowMs));
   }
 
@@ -239,8 +250,10 @@ export class LeaseHolder {
           // By then a request may have asked, or the lease ended: nothing to renew.
           const at = this.#clock();
           if (state.calling || state.lease !== lease || at >= lease.endsAt) return;
-          // To the pace it met, never below what it holds in the window: a lease shrinks as its traffic does.
-          const want = Math.max(1, this.#inWindow(lease, at, window.windowMs), this.#pace(lease, at, window.windowMs));
+          // A lease shrinks to the pace it met once that needs less than half its slots (never below
+          // what it holds in the window): slots a roomy window can spare are not worth a call.
+          const pace = Math.max(1, this.#inWindow(lease, at, window.windowMs), this.#pace(lease, at, window.windowMs));
+          const want = pace * 2 <= lease.slots ? pace : lease.slots;
           await this.#call(state, want, io.counters).catch(() => undefined);
         };
         io.defer(0, renew);
@@ -265,11 +278,9 @@ export class LeaseHolder {
         if (outcome && "failure" in outcome) throw outcome.failure;
         if (outcome) return outcome.refusal;
       }
-      // A lease still held has its slots all in the window: it grows by a quarter, or by the requests waiting.
+      // A lease still held has its slots all in the window: it doubles, or grows by the requests waiting.
       const lease = state.lease;
-      const want = lease
-        ? lease.slots + Math.max(state.waiting, Math.ceil(lease.slots / 4))
-        : Math.max(state.waiting, state.demand);
+      const want = lease ? lease.slots + Math.max(state.waiting, lease.slots) : Math.max(state.waiting, state.demand);
       return await this.#call(state, want, io.counters);
     } finally {
       state.waiting -= 1;
@@ -313,13 +324,14 @@ export class LeaseHolder {
         if (grant.leaseId && state.lease) {
           // A newer lease is held already: this one goes back unused.
           const countsUntil = askedAt + grant.durationMs + window.windowMs;
-          state.owed.push({ settlement: { leaseId: grant.leaseId, usedAfterMs: [] }, countsUntil });
+          state.owed.push({ settlement: { leaseId: grant.leaseId, usedAfterMs: [] }, countsUntil, returned: true });
         } else if (grant.leaseId) {
           const lease: HeldLease = {
             id: grant.leaseId,
             askedAt,
             endsAt: askedAt + grant.durationMs,
             slots: grant.slots,
+            short: true,
             renewFrom: null,
             resizing: null,
             uses: [],
@@ -362,12 +374,11 @@ export class LeaseHolder {
   #granted(lease: HeldLease, grant: LeaseGrant, receivedAt: number): void {
     lease.remainingElsewhere = grant.remaining;
     lease.elsewhereFreesAt = grant.resetMs === null ? null : receivedAt + grant.resetMs;
-    if (grant.durationMs > RETURNED_LEASE_MS) {
-      lease.renewFrom = lease.endsAt - grant.durationMs / RENEW_AHEAD_SHARE;
-    } else {
+    lease.short = grant.durationMs <= RETURNED_LEASE_MS;
+    if (lease.short) {
       lease.renewFrom = null;
       this.#lastLeaseEnd = Math.max(this.#lastLeaseEnd, lease.endsAt);
-    }
+    } else lease.renewFrom = lease.endsAt - grant.durationMs / RENEW_AHEAD_SHARE;
   }
 
   /** Schedules the return of the short leases held now for when the last of them ends, unless one is scheduled as late. */

@@ -56,10 +56,10 @@ export const LEASE_MS = 2_000;
  * the object for each. What it costs is headroom: an unused slot stays counted until the lease ends
  * plus the window, which is why only a window with room to spare gets long leases.
  */
-export const LONGEST_LEASE_MS = 10 * 60_000;
+export const LONGEST_LEASE_MS = 30 * 60_000;
 
 /** Free share of the window (after the grant) at or below which leases are the shortest, and from which they are the longest. */
-const TIGHT_SHARE = 0.25;
+const TIGHT_SHARE = 0.1;
 const ROOMY_SHARE = 0.5;
 
 /**
@@ -157,13 +157,19 @@ export class WindowLedger {
     const slots = Math.min(own, wanted) + added;
     const remaining = Math.max(0, free - slots);
     // Refused: until a slot of everyone else's frees (the window at most, when the isolate's own lease holds them all).
-    const retryAfterMs = wanted <= own || added > 0 ? 0 : others.allowed ? (counted > 0 ? others.resetMs : windowMs) : others.retryAfterMs;
+    const retryAfterMs =
+      wanted <= own || added > 0 ? 0 : others.allowed ? (counted > 0 ? others.resetMs : windowMs) : others.retryAfterMs;
     if (slots === 0) {
       if (held) this.#close(held.id);
       return { leaseId: null, slots: 0, durationMs: 0, remaining, resetMs, retryAfterMs };
     }
     const durationMs = leaseDuration(remaining, limit);
-    const lease: Lease = { id: held?.id ?? crypto.randomUUID(), grantedAt: held?.grantedAt ?? now, endsAt: now + durationMs, slots };
+    const lease: Lease = {
+      id: held?.id ?? crypto.randomUUID(),
+      grantedAt: held?.grantedAt ?? now,
+      endsAt: now + durationMs,
+      slots,
+    };
     this.#leases.set(lease.id, lease);
     this.#journal?.leased(lease);
     return { leaseId: lease.id, slots, durationMs, remaining, resetMs, retryAfterMs };
