@@ -11,8 +11,9 @@ type LedgerChange =
 
 /**
  * One counter of the rate limiter: the object's name is the counter key (`org:<id>`, `ip:<addr>`,
- * ...). It hands gateway isolates leases on its window's slots (`window-ledger.ts`) and admits
- * single requests (`take`) for the windows that are not leased. A Durable Object runs one call at a
+ * ...). It hands gateway isolates leases on shares of its window (`window-ledger.ts`), resizing
+ * and re-timing the lease an isolate continues in place (its row written again), and admits single
+ * requests (`take`) for the windows that are not leased. A Durable Object runs one call at a
  * time and no method awaits between checking and recording, so parallel callers never overdraw.
  *
  * The ledger is answered from memory and copied to the object's SQLite storage, so it survives

@@ -63,12 +63,12 @@ const TIGHT_SHARE = 0.1;
 const ROOMY_SHARE = 0.5;
 
 /**
- * How long a lease lasts, from how much of the window is still free once it is granted: the
- * shortest below a quarter, the longest above half, geometrically in between. Leases granted while
- * more than half the window was free never leave less than half of it free, so whatever long leases
- * lock up (an isolate that stops using its share, or is replaced by a deploy) is at most half the
- * budget, for at most the longest lease plus the window, while the other half is served in short
- * leases slot by slot.
+ * How long a lease lasts, from how much of the window is still free once it is granted (or
+ * continued): the shortest below a tenth, the longest from half, geometrically in between. A lease
+ * of the longest length left half the window free, counting every lease out, so such leases hold at
+ * most half the budget between them: what they lock up when an isolate stops using its share (or a
+ * deploy replaces the isolate) is at most half the budget, for at most the longest lease plus the
+ * window, while the other half goes out in shorter leases, down to slot by slot.
  */
 export function leaseDuration(remaining: number, limit: number): number {
   const room = Math.min(1, Math.max(0, (remaining / limit - TIGHT_SHARE) / (ROOMY_SHARE - TIGHT_SHARE)));
