@@ -278,9 +278,16 @@ export class LeaseHolder {
         if (outcome && "failure" in outcome) throw outcome.failure;
         if (outcome) return outcome.refusal;
       }
-      // A lease still held has its slots all in the window: it doubles, or grows by the requests waiting.
+      // A lease still held has its slots all in the window: it doubles (or grows by the requests
+      // waiting); one used up sooner than the shortest lease lasts is a burst's, sized by its pace.
       const lease = state.lease;
-      const want = lease ? lease.slots + Math.max(state.waiting, lease.slots) : Math.max(state.waiting, state.demand);
+      const now = this.#clock();
+      const doubled = lease ? lease.slots + Math.max(state.waiting, lease.slots) : 0;
+      const want = !lease
+        ? Math.max(state.waiting, state.demand)
+        : now - lease.askedAt < LEASE_MS
+          ? Math.max(doubled, this.#pace(lease, now, window.windowMs))
+          : doubled;
       return await this.#call(state, want, io.counters);
     } finally {
       state.waiting -= 1;
