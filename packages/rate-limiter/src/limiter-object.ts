@@ -11,8 +11,9 @@ type LedgerChange =
 
 /**
  * One counter of the rate limiter: the object's name is the counter key (`org:<id>`, `ip:<addr>`,
- * ...). It hands gateway isolates leases on its window's slots (`window-ledger.ts`) and admits
- * single requests (`take`) for the windows that are not leased. A Durable Object runs one call at a
+ * ...). It hands gateway isolates leases on shares of its window (`window-ledger.ts`), resizing
+ * and re-timing the lease an isolate continues in place (its row written again), and admits single
+ * requests (`take`) for the windows that are not leased. A Durable Object runs one call at a
  * time and no method awaits between checking and recording, so parallel callers never overdraw.
  *
  * The ledger is answered from memory and copied to the object's SQLite storage, so it survives
@@ -57,9 +58,9 @@ export class RateLimiter extends DurableObject {
     this.#ledger = new WindowLedger(admissions, leases, journal);
   }
 
-  /** Settles what an isolate has finished with, then leases it up to `want` slots (`WindowLedger.lease`). */
-  lease(limit: number, windowMs: number, want: number, settlements: Settlement[]): LeaseGrant {
-    return this.#ledger.lease(this.clock(), limit, windowMs, want, settlements);
+  /** Settles what an isolate has finished with, then leases it up to `want` slots or resizes the lease it continues (`WindowLedger.lease`). */
+  lease(limit: number, windowMs: number, want: number, settlements: Settlement[], continuing: string | null = null): LeaseGrant {
+    return this.#ledger.lease(this.clock(), limit, windowMs, want, settlements, continuing);
   }
 
   /** Admits one request iff fewer than `limit` were admitted or leased in the last `windowMs`. */
@@ -96,7 +97,8 @@ export class RateLimiter extends DurableObject {
           sql.exec("INSERT INTO admission (at, token) VALUES (?, ?)", change.admission.at, change.admission.token);
         else if (change.kind === "leased")
           sql.exec(
-            "INSERT INTO lease (id, granted_at, ends_at, slots) VALUES (?, ?, ?, ?)",
+            // A continued lease is written again under its id.
+            "INSERT OR REPLACE INTO lease (id, granted_at, ends_at, slots) VALUES (?, ?, ?, ?)",
             change.lease.id,
             change.lease.grantedAt,
             change.lease.endsAt,

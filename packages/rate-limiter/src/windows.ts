@@ -139,8 +139,8 @@ export const leaseCalls = (): number => isolateLeases.calls;
 
 /** The counters' objects as the lease holder asks them. */
 export function leaseCounters(namespace: DurableObjectNamespace<RateLimiter>): LeaseCounters {
-  return (window, want, settlements) =>
-    namespace.get(objectId(namespace, window.key)).lease(window.limit, window.windowMs, want, settlements);
+  return (window, want, settlements, extending) =>
+    namespace.get(objectId(namespace, window.key)).lease(window.limit, window.windowMs, want, settlements, extending);
 }
 
 /**

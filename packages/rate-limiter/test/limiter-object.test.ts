@@ -2,6 +2,7 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { RateLimiter } from "../src/limiter-object";
+import { LONGEST_LEASE_MS } from "../src/window-ledger";
 
 const WINDOW_MS = 60_000;
 const START = Date.UTC(2026, 10, 23, 12, 0, 0);
@@ -17,6 +18,10 @@ function setClock(stub: DurableObjectStub<RateLimiter>, time: { now: number }) {
   return runInDurableObject(stub, (limiter: RateLimiter) => {
     limiter.clock = () => time.now;
   });
+}
+
+async function fill(stub: DurableObjectStub<RateLimiter>, limit: number, count: number) {
+  for (let i = 0; i < count; i++) await stub.take(limit, WINDOW_MS);
 }
 
 describe("RateLimiter Durable Object", () => {
@@ -114,6 +119,52 @@ describe("RateLimiter Durable Object", () => {
       return state.storage.sql.exec<{ at: number }>("SELECT at FROM admission ORDER BY at").toArray();
     });
     expect(rows).toEqual([{ at: START + 70_000 }]);
+  });
+
+  it("continues a lease in place: grows it, shrinks it, re-times it by the headroom, and keeps it through eviction", async () => {
+    const time = { now: START };
+    const name = "continued";
+    const stub = await counter(name, time);
+    const first = await stub.lease(100, WINDOW_MS, 2, []);
+    // A mostly free window: the longest lease.
+    expect(first).toMatchObject({ slots: 2, remaining: 98, durationMs: LONGEST_LEASE_MS, retryAfterMs: 0 });
+    const leaseId = first.leaseId as string;
+
+    time.now = START + 1_000;
+    const grown = await stub.lease(100, WINDOW_MS, 6, [], leaseId);
+    expect(grown).toMatchObject({ leaseId, slots: 6, remaining: 94, retryAfterMs: 0 });
+    await runInDurableObject(stub, (limiter: RateLimiter) => limiter.save());
+    await evictDurableObject(stub);
+    const fresh = await counter(name, time);
+    expect(await fresh.peek(100, WINDOW_MS)).toMatchObject({ remaining: 94 });
+
+    // Others fill the window to 5 free: shrinking to one slot frees five, and the lease now ends soon.
+    await fill(fresh, 100, 89);
+    const shrunk = await fresh.lease(100, WINDOW_MS, 1, [], leaseId);
+    expect(shrunk).toMatchObject({ leaseId, slots: 1, remaining: 10 });
+    expect(shrunk.durationMs).toBeLessThan(LONGEST_LEASE_MS);
+    expect(await fresh.peek(100, WINDOW_MS)).toMatchObject({ remaining: 10 });
+
+    // A lease the object no longer counts is not continued: a new one is granted.
+    time.now = START + 1_000 + shrunk.durationMs + WINDOW_MS;
+    const renewed = await fresh.lease(100, WINDOW_MS, 1, [], leaseId);
+    expect(renewed.leaseId).not.toBe(leaseId);
+    expect(renewed.slots).toBe(1);
+  });
+
+  it("refuses to grow a lease that holds the rest of a full window until its own admissions can leave", async () => {
+    const time = { now: START };
+    const stub = await counter("grown-full", time);
+    const grant = await stub.lease(4, WINDOW_MS, 4, []);
+    expect(grant.slots).toBe(1);
+    let slots = grant.slots;
+    while (slots < 4) slots = (await stub.lease(4, WINDOW_MS, slots + 1, [], grant.leaseId)).slots;
+    expect(await stub.lease(4, WINDOW_MS, 5, [], grant.leaseId)).toMatchObject({
+      leaseId: grant.leaseId,
+      slots: 4,
+      remaining: 0,
+      retryAfterMs: WINDOW_MS,
+    });
   });
 
   it("gives back a taken slot in memory and in storage, so an evicted object does not count it again", async () => {
