@@ -6,10 +6,10 @@
 let dateFormat: Intl.DateTimeFormat | undefined;
 
 /** `26 Nov 2026`. The format is made on first use: making it loads the locale's data, a few milliseconds at startup otherwise. */
-export const readableDate = (ms: number) =>
-  (dateFormat ??= new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" })).format(
-    ms,
-  );
+export function readableDate(ms: number): string {
+  dateFormat ??= new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+  return dateFormat.format(ms);
+}
 
 /** `2026-11-26 13:05:42 UTC`: what the hover shows. */
 export const fullTimestamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;
