@@ -6,6 +6,7 @@ import {
   type McpHttpHandler,
   type McpServer,
   originValidationResponse,
+  PROTOCOL_VERSION_META_KEY,
   readRequestBody,
   validateHostHeader,
   WebStandardStreamableHTTPServerTransport,
@@ -122,6 +123,23 @@ function parsed(body: string): unknown {
   }
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * Whether a message claims the 2026-07-28 envelope (its `params._meta` names a protocol version):
+ * the SDK classifies such a request or notification as 2026-era traffic, or refuses it, never as
+ * 2025-era traffic, but for `initialize` and for a body that is a response. It then skips
+ * `isLegacyRequest`, whose classification the handler makes again (zod parses of the message, a share
+ * of every call: issue 30); anything else is asked of the SDK.
+ */
+function claimsModernEnvelope(message: unknown): boolean {
+  if (!isPlainObject(message) || "result" in message || "error" in message) return false;
+  if (typeof message.method !== "string" || message.method === "initialize") return false;
+  const meta = isPlainObject(message.params) ? message.params._meta : undefined;
+  return isPlainObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
+}
+
 /**
  * 2025-era requests (the `initialize` handshake and what follows it): the SDK's stateless transport,
  * answering with JSON rather than an SSE stream, since one request here has one answer and nothing
@@ -209,7 +227,8 @@ export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
   // The SDK reads the parsed message, not the body; a body that is not JSON it reads again, to answer its parse error.
   const served =
     message === undefined ? new Request(request.url, { method: "POST", headers: request.headers, body: body.text }) : request;
-  if (await isLegacyRequest(served, message)) return withLimits(await serveLegacy(server(), served, message), caller.limits);
+  if (!claimsModernEnvelope(message) && (await isLegacyRequest(served, message)))
+    return withLimits(await serveLegacy(server(), served, message), caller.limits);
   serverOf.set(served, server);
   const handler = handlerFor(message);
   return withLimits(await handler.fetch(served, message === undefined ? {} : { parsedBody: message }), caller.limits);
