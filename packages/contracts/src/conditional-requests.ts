@@ -114,34 +114,38 @@ interface Route {
   responses: Record<string, { headers?: Record<string, unknown> } & Record<string, unknown>>;
 }
 
-/** Declares the conditions each operation takes in its route: headers, 304 or 412, and the `ETag` of its success. */
+/** The conditions an operation takes, added to its route: headers, 304 or 412, and the `ETag` of its success. */
+function documentConditions(operation: Operation, route: Route): void {
+  const success = route.responses["200"];
+  if (operation.method === "post") {
+    const created = route.responses["201"] ?? success;
+    if (created) created.headers = { ...created.headers, ETag: writeETagRef };
+    return;
+  }
+  if (operation.method === "get") {
+    route.parameters = [...(route.parameters ?? []), ifNoneMatchParameter];
+    if (success) success.headers = { ...success.headers, ETag: etagRef };
+    route.responses["304"] = {
+      description: "Not modified: the representation you named in `If-None-Match` is current",
+      headers: { "X-Request-Id": requestIdRef, ETag: etagRef },
+    };
+    return;
+  }
+  route.parameters = [...(route.parameters ?? []), ifMatchParameter];
+  if (success && operation.method !== "delete") success.headers = { ...success.headers, ETag: writeETagRef };
+  route.responses["412"] = errorResponses({
+    write: true,
+    idempotent: false,
+    credential: "none",
+    paginated: false,
+    domainCodes: ["precondition_failed"],
+  })["412"] as Route["responses"][string];
+}
+
+/** Declares the conditions each operation takes in its route, when that route is built (`amendRoute`). */
 export function documentConditionalRequests(catalogue: readonly Operation[]): void {
   for (const operation of catalogue) {
-    if (!conditionalResourceOf(operation, catalogue)) continue;
-    const route = operation.route as unknown as Route;
-    const success = route.responses["200"];
-    if (operation.method === "post") {
-      const created = route.responses["201"] ?? success;
-      if (created) created.headers = { ...created.headers, ETag: writeETagRef };
-      continue;
-    }
-    if (operation.method === "get") {
-      route.parameters = [...(route.parameters ?? []), ifNoneMatchParameter];
-      if (success) success.headers = { ...success.headers, ETag: etagRef };
-      route.responses["304"] = {
-        description: "Not modified: the representation you named in `If-None-Match` is current",
-        headers: { "X-Request-Id": requestIdRef, ETag: etagRef },
-      };
-      continue;
-    }
-    route.parameters = [...(route.parameters ?? []), ifMatchParameter];
-    if (success && operation.method !== "delete") success.headers = { ...success.headers, ETag: writeETagRef };
-    route.responses["412"] = errorResponses({
-      write: true,
-      idempotent: false,
-      credential: "none",
-      paginated: false,
-      domainCodes: ["precondition_failed"],
-    })["412"] as Route["responses"][string];
+    if (conditionalResourceOf(operation, catalogue))
+      operation.amendRoute((route) => documentConditions(operation, route as unknown as Route));
   }
 }

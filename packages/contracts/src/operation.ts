@@ -222,31 +222,34 @@ export function defineOperation<
   // The gateway serves session operations itself and keeps no idempotency records for them; signed
   // inbound webhooks are deduplicated by their own `webhook-id` instead.
   const idempotent = spec.method !== "get" && auth !== "session" && auth !== "signature";
-  const route = createRoute<P, OperationRoute<M, P, Req, Res>>({
-    method: spec.method,
-    path: spec.path,
-    operationId: spec.operationId,
-    tags: [spec.tag],
-    summary: spec.summary,
-    description: spec.description,
-    security,
-    ...(idempotent ? { parameters: [idempotencyKeyParameter] } : {}),
-    request: withStrictQuery(spec.request),
-    responses: {
-      ...errorResponses({
-        write: spec.method !== "get",
-        idempotent,
-        credential: auth,
-        paginated: isPaginated(spec.request),
-        domainCodes: spec.errors ?? [],
-      }),
-      ...withSuccessHeaders(spec.responses, spec.method !== "get"),
-    },
-    "x-scope": spec.scope,
-    "x-token-cost": spec.costUnits / 100,
-    ...(spec.costPer ? { "x-token-cost-per": spec.costPer } : {}),
-    ...(spec.mcpTool === null ? {} : { "x-mcp-tool": spec.mcpTool, "x-mcp-hints": mcpHints }),
-  });
+  const buildRoute = () =>
+    createRoute<P, OperationRoute<M, P, Req, Res>>({
+      method: spec.method,
+      path: spec.path,
+      operationId: spec.operationId,
+      tags: [spec.tag],
+      summary: spec.summary,
+      description: spec.description,
+      security,
+      ...(idempotent ? { parameters: [idempotencyKeyParameter] } : {}),
+      request: withStrictQuery(spec.request),
+      responses: {
+        ...errorResponses({
+          write: spec.method !== "get",
+          idempotent,
+          credential: auth,
+          paginated: isPaginated(spec.request),
+          domainCodes: spec.errors ?? [],
+        }),
+        ...withSuccessHeaders(spec.responses, spec.method !== "get"),
+      },
+      "x-scope": spec.scope,
+      "x-token-cost": spec.costUnits / 100,
+      ...(spec.costPer ? { "x-token-cost-per": spec.costPer } : {}),
+      ...(spec.mcpTool === null ? {} : { "x-mcp-tool": spec.mcpTool, "x-mcp-hints": mcpHints }),
+    });
+  let route: OperationRoute<M, P, Req, Res> | undefined;
+  const amendments: ((route: OperationRoute<M, P, Req, Res>) => void)[] = [];
   return {
     operationId: spec.operationId,
     method: spec.method,
@@ -263,7 +266,25 @@ export function defineOperation<
     singleResource: spec.singleResource ?? false,
     resource: (spec.resource ?? null) as string | null,
     servedBy: (spec.servedBy ?? "region") as S,
-    route,
+    /**
+     * The zod-openapi route (schemas of every error and success response, security, extensions),
+     * built on first use: a gateway isolate needs a few of them, and building all of them at startup
+     * took a tenth of its script evaluation (issue 30 item 7). Built once, then the same object.
+     */
+    get route(): OperationRoute<M, P, Req, Res> {
+      if (route === undefined) {
+        route = buildRoute();
+        for (const amend of amendments) amend(route);
+      }
+      return route;
+    },
+    /** Adds to the route what depends on the rest of the catalogue (conditional requests), when it is built. */
+    amendRoute(amend: (route: OperationRoute<M, P, Req, Res>) => void): void {
+      if (route === undefined) amendments.push(amend);
+      else amend(route);
+    },
+    /** The path as the router matches it: `/records/:recordId` for `/records/{recordId}`. */
+    routingPath: spec.path.replaceAll(/\/{(.+?)}/g, "/:$1"),
   };
 }
 

@@ -70,11 +70,25 @@ const nameCharacterMessage =
   "Control and invisible formatting characters (NUL, line breaks, bidirectional overrides, zero-width spaces, …) are not allowed here";
 
 /**
+ * One schema per bound, made on first use and then shared by every field with that bound: a schema
+ * is never changed once made (each method returns a new one), and a catalogue of hundreds of fields
+ * made each of them anew at every isolate's startup (issue 30 item 7).
+ */
+function sameSchemaFor<Schema>(made: Map<number, Schema>, max: number, make: () => Schema): Schema {
+  let schema = made.get(max);
+  if (schema === undefined) {
+    schema = make();
+    made.set(max, schema);
+  }
+  return schema;
+}
+
+/**
  * A one-line label given by a client (names, titles, option values and labels): trimmed, 1 to `max`
  * characters. The C0 pattern is what the OpenAPI document states (a JSON Schema pattern has no
  * Unicode property classes everywhere); the refinement then refuses the rest of `plainName`.
  */
-export const label = (max = 255) =>
+const makeLabel = (max: number) =>
   z
     .string()
     .trim()
@@ -82,9 +96,12 @@ export const label = (max = 255) =>
     .max(max)
     .regex(noControlCharacters, controlCharacterMessage)
     .refine((text) => plainName.test(text), nameCharacterMessage);
+const labels = new Map<number, ReturnType<typeof makeLabel>>();
+export const label = (max = 255) => sameSchemaFor(labels, max, () => makeLabel(max));
 
 /** An optional short one-line text such as an emoji or an icon name (may be empty). */
 export const shortLabel = (max = 64) => z.string().max(max).regex(noControlCharacters, controlCharacterMessage);
 
+const outputTexts = new Map<number, z.ZodString>();
 /** A string in a response, bounded as the input that wrote it (names 255, HTML and text bodies 100 000). */
-export const outputText = (max = 255) => z.string().max(max);
+export const outputText = (max = 255) => sameSchemaFor(outputTexts, max, () => z.string().max(max));

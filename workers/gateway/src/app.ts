@@ -68,7 +68,7 @@ export function createGateway(devRoutes?: Hono<GatewayAppEnv>) {
   }
   // The REST routes are thin glue: each runs its catalogue operation through the pipeline.
   for (const operation of catalogue) {
-    api.on(operation.method.toUpperCase(), operation.route.getRoutingPath(), async (c) =>
+    api.on(operation.method.toUpperCase(), operation.routingPath, async (c) =>
       runOperation(gatewayCall(c), operation, await operationRequest(c)),
     );
   }

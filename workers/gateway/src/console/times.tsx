@@ -3,13 +3,16 @@
  * full UTC timestamp on hover and in `datetime` for assistive technology. Pages are rendered on the
  * server, which does not know the reader's time zone: every time is UTC and says so on hover.
  */
-const dateFormat = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+let dateFormat: Intl.DateTimeFormat | undefined;
+
+/** `26 Nov 2026`. The format is made on first use: making it loads the locale's data, a few milliseconds at startup otherwise. */
+export function readableDate(ms: number): string {
+  dateFormat ??= new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+  return dateFormat.format(ms);
+}
 
 /** `2026-11-26 13:05:42 UTC`: what the hover shows. */
 export const fullTimestamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;
-
-/** `26 Nov 2026`. */
-export const readableDate = (ms: number) => dateFormat.format(ms);
 
 const units: [limitMs: number, unitMs: number, name: string][] = [
   [60 * 60_000, 60_000, "min"],

@@ -3,8 +3,10 @@ import {
   createMcpHandler,
   isLegacyRequest,
   localhostAllowedHostnames,
+  type McpHttpHandler,
   type McpServer,
   originValidationResponse,
+  PROTOCOL_VERSION_META_KEY,
   readRequestBody,
   validateHostHeader,
   WebStandardStreamableHTTPServerTransport,
@@ -101,6 +103,17 @@ function otherPort(request: Request, url: URL): Response | null {
   return parsed && parsed.port === url.port ? null : transportRefusal(403, `Invalid Origin header: ${origin.slice(0, 200)}`);
 }
 
+/**
+ * The body as text, or `tooLarge`. A declared length is the body's length (the runtime ends the
+ * stream there), so such a body within the limit is read in one step; one without a length is read
+ * in chunks and counted as it arrives (the SDK's reader).
+ */
+async function requestBody(request: Request): Promise<{ tooLarge: true } | { tooLarge: false; text: string }> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) <= maxRequestBytes) return { tooLarge: false, text: await request.text() };
+  return readRequestBody(request, maxRequestBytes);
+}
+
 /** The body as JSON, or undefined when it is not JSON (the SDK answers that with its parse error). */
 function parsed(body: string): unknown {
   try {
@@ -108,6 +121,23 @@ function parsed(body: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * Whether a message claims the 2026-07-28 envelope (its `params._meta` names a protocol version):
+ * the SDK classifies such a request or notification as 2026-era traffic, or refuses it, never as
+ * 2025-era traffic, but for `initialize` and for a body that is a response. It then skips
+ * `isLegacyRequest`, whose classification the handler makes again (zod parses of the message, a share
+ * of every call: issue 30); anything else is asked of the SDK.
+ */
+function claimsModernEnvelope(message: unknown): boolean {
+  if (!isPlainObject(message) || "result" in message || "error" in message) return false;
+  if (typeof message.method !== "string" || message.method === "initialize") return false;
+  const meta = isPlainObject(message.params) ? message.params._meta : undefined;
+  return isPlainObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /**
@@ -123,6 +153,33 @@ async function serveLegacy(server: McpServer, request: Request, message: unknown
   } finally {
     await server.close();
   }
+}
+
+/** Each request's server, for the isolate's handler, whose factory is handed the request it serves. */
+const serverOf = new WeakMap<Request, () => McpServer>();
+
+const modernHandler = (): McpHttpHandler =>
+  createMcpHandler(
+    ({ requestInfo }) => {
+      const server = requestInfo && serverOf.get(requestInfo);
+      if (!server) throw new Error("An MCP request reached the handler without its server");
+      return server();
+    },
+    { legacy: "reject", maxRequestBodySize: maxRequestBytes },
+  );
+
+/**
+ * The handler of 2026-era requests. One per isolate (building one per request, with its event bus,
+ * listen router and notifier, was a share of every call: issue 30), except for `subscriptions/listen`:
+ * a handler's listen router caps the streams it holds, so a listen request gets a handler of its own,
+ * as every request did before, and the shared one, which serves every other method, never holds a
+ * stream: no caller's subscriptions count against another's.
+ */
+let sharedHandler: McpHttpHandler | undefined;
+function handlerFor(message: unknown): McpHttpHandler {
+  if ((message as { method?: unknown } | undefined)?.method === "subscriptions/listen") return modernHandler();
+  sharedHandler ??= modernHandler();
+  return sharedHandler;
 }
 
 /**
@@ -142,7 +199,7 @@ export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
   if (foreignOrigin) return foreignOrigin;
   // Stateless: no stream to open with GET, no session to end with DELETE.
   if (request.method !== "POST") return transportRefusal(405, "Method not allowed.", { allow: "POST" });
-  const body = await readRequestBody(request, maxRequestBytes);
+  const body = await requestBody(request);
   if (body.tooLarge) return transportRefusal(413, `Payload Too Large: Request body must not exceed ${maxRequestBytes} bytes`);
   const call = gatewayCall(c);
   const resource = resourceOf(url);
@@ -167,9 +224,12 @@ export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
     return respondWithError(challenged(error, resource), c, call.requestId);
   }
   const server = () => mcpServer(caller, toolName);
-  const forwarded = new Request(request.url, { method: "POST", headers: request.headers, body: body.text });
-  if (await isLegacyRequest(forwarded, message))
-    return withLimits(await serveLegacy(server(), forwarded, message), caller.limits);
-  const modern = createMcpHandler(server, { legacy: "reject", maxRequestBodySize: maxRequestBytes });
-  return withLimits(await modern.fetch(forwarded, message === undefined ? {} : { parsedBody: message }), caller.limits);
+  // The SDK reads the parsed message, not the body; a body that is not JSON it reads again, to answer its parse error.
+  const served =
+    message === undefined ? new Request(request.url, { method: "POST", headers: request.headers, body: body.text }) : request;
+  if (!claimsModernEnvelope(message) && (await isLegacyRequest(served, message)))
+    return withLimits(await serveLegacy(server(), served, message), caller.limits);
+  serverOf.set(served, server);
+  const handler = handlerFor(message);
+  return withLimits(await handler.fetch(served, message === undefined ? {} : { parsedBody: message }), caller.limits);
 }

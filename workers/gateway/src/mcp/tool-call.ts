@@ -67,10 +67,14 @@ const errorResult = (body: ErrorBody | unknown): CallToolResult => ({
   isError: true,
 });
 
-/** A JSON answer as a tool result; the resource's `ETag`, when it has one, in `_meta.etag` for a later `ifMatch`. */
-const jsonResult = (body: Record<string, unknown>, etag: string | null = null): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(body) }],
-  structuredContent: body,
+/**
+ * A JSON answer as a tool result: its text as the API wrote it (not parsed and written again), the
+ * parsed body as structured content, and the resource's `ETag`, when it has one, in `_meta.etag` for
+ * a later `ifMatch`.
+ */
+const jsonResult = (text: string, etag: string | null): CallToolResult => ({
+  content: [{ type: "text", text }],
+  structuredContent: JSON.parse(text) as Record<string, unknown>,
   ...(etag === null ? {} : { _meta: { etag } }),
 });
 
@@ -78,9 +82,7 @@ const jsonResult = (body: Record<string, unknown>, etag: string | null = null): 
 async function toolResult(response: Response, url: URL): Promise<CallToolResult> {
   const contentType = response.headers.get("content-type") ?? "application/octet-stream";
   if (response.status >= 400) return errorResult(await response.json());
-  if (/^application\/json\b/i.test(contentType)) {
-    return jsonResult((await response.json()) as Record<string, unknown>, response.headers.get("etag"));
-  }
+  if (/^application\/json\b/i.test(contentType)) return jsonResult(await response.text(), response.headers.get("etag"));
   const blob = toBase64(new Uint8Array(await response.arrayBuffer()));
   return { content: [{ type: "resource", resource: { uri: url.href, mimeType: contentType, blob } }] };
 }
