@@ -20,6 +20,8 @@ export const restarterWorker = {
   script: `import workerdUnsafe from "workerd:unsafe";
 export default { async fetch() { await workerdUnsafe.abortAllDurableObjects(); return new Response(null, { status: 204 }); } };`,
 };
+/** A drain idle this long (nothing arrived) is counted as an idle gap: the runtime's alarm retry is 2 s and more. */
+const idleGapMs = 1_000;
 /** How long a drain may take before what has not arrived counts as lost. */
 const guardMs = 180_000;
 
@@ -62,8 +64,10 @@ async function drain(stack, { receiver, secret, support, people }, { count, pref
   receiver.useSecret(secret);
   const webhookIds = new Map();
   let deliveries = 0;
-  receiver.onDelivery = (event, _at, webhookId) => {
+  const arrivals = [];
+  receiver.onDelivery = (event, at, webhookId) => {
     deliveries++;
+    arrivals.push(at);
     const ids = webhookIds.get(event.id) ?? new Set();
     ids.add(webhookId);
     webhookIds.set(event.id, ids);
@@ -83,7 +87,11 @@ async function drain(stack, { receiver, secret, support, people }, { count, pref
   ]);
   await stop?.();
   const arrived = finished ?? performance.now();
+  // Stretches of the drain in which nothing arrived for over a second: a lane idle after a restart.
+  const idle = [started, ...arrivals].flatMap((at, i, all) => (i > 0 && at - all[i - 1] > idleGapMs ? [at - all[i - 1]] : []));
   return {
+    idleGaps: idle.length,
+    idleMs: idle.reduce((sum, gap) => sum + gap, 0),
     rate: webhookIds.size / ((arrived - started) / 1000),
     lost: expected - webhookIds.size,
     duplicates: deliveries - webhookIds.size,
@@ -119,8 +127,8 @@ export async function chaosSection(stack, auth, { quick }) {
   );
   await receiver.close();
   console.log(`Chaos drain: ${count} events already in the outbox, through the Queues and the lane to the verifying receiver
-undisturbed: ${Math.round(undisturbed.rate)} events/s (lost ${undisturbed.lost}, duplicates ${undisturbed.duplicates})
-objects restarted every ${restartEveryMs} ms (${restarts} restarts): ${Math.round(chaos.rate)} events/s
+undisturbed: ${Math.round(undisturbed.rate)} events/s (lost ${undisturbed.lost}, duplicates ${undisturbed.duplicates}; idle over 1 s: ${undisturbed.idleGaps} times, ${(undisturbed.idleMs / 1000).toFixed(1)} s)
+objects restarted every ${restartEveryMs} ms (${restarts} restarts): ${Math.round(chaos.rate)} events/s (idle over 1 s: ${chaos.idleGaps} times, ${(chaos.idleMs / 1000).toFixed(1)} s)
 lost: ${chaos.lost}
 duplicates: ${chaos.duplicates} (events under more than one webhook-id: ${chaos.underAnotherId}); signature failures: ${chaos.signatureFailures}
 ratio chaos / undisturbed: ${(chaos.rate / undisturbed.rate).toFixed(2)}; target >= 0.5, 0 lost, duplicates only under the same webhook-id

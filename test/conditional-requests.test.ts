@@ -1,7 +1,7 @@
 import { catalogue, conditionalResourceOf, type Operation, openApiDocument } from "@crm/contracts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { storeMessage } from "../workers/api/src/domain/inbox/store-message";
-import { createField, createObjectType, errorOf, expectStatus, unique } from "./crm";
+import { createField, createObjectType, createView, errorOf, expectStatus, unique } from "./crm";
 import { addPerson, inboundMessage, inboxWorkspace } from "./inbox";
 import { rawToolCall, structured, toolError } from "./mcp";
 import { call } from "./stack";
@@ -110,6 +110,118 @@ describe("If-Match under concurrency", () => {
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses).toEqual([200, 412, 412, 412, 412, 412, 412, 412]);
   });
+});
+
+/**
+ * A DELETE under If-Match is one statement (or batch) conditional on the version it names: a PATCH
+ * (or PUT) under the same ETag that lands between the precondition step and the delete makes the
+ * DELETE 412, never both 200 with the change lost. Each resource with a single-resource GET whose
+ * DELETE takes If-Match, a few rounds each, the requests sent at once through HTTP.
+ */
+interface Deletable {
+  name: string;
+  /** A fresh resource: its path, and the change that writes it (PATCH, or PUT for a draft). */
+  create: () => Promise<string>;
+  change: (n: number) => { method: "PATCH" | "PUT"; json: Json };
+}
+
+async function deletableResources(): Promise<{ key: string; resources: Deletable[] }> {
+  const workspace = await inboxWorkspace();
+  const { key, workspaceId, mailbox } = workspace;
+  const vendor = await createObjectType(key, workspaceId);
+  const personId = await addPerson(key, workspaceId, "Pat Person", "pat@customer.example");
+  const created = async (path: string, json: Json, wrapper: string) =>
+    ((await expectStatus<Record<string, Json>>(201, path, { method: "POST", key, json }))[wrapper] as { id: string }).id;
+  const resources: Deletable[] = [
+    {
+      name: "task",
+      create: async () => `/tasks/${await created(`/records/${personId}/tasks`, { title: "Call back" }, "task")}`,
+      change: (n) => ({ method: "PATCH", json: { title: `Call back ${n}` } }),
+    },
+    {
+      name: "note",
+      create: async () => `/notes/${await created(`/records/${personId}/notes`, { title: "First call" }, "note")}`,
+      change: (n) => ({ method: "PATCH", json: { title: `First call ${n}` } }),
+    },
+    {
+      name: "record view",
+      create: async () => `/crm/views/${(await createView(key, vendor.id, { name: `View ${unique()}` })).id}`,
+      change: (n) => ({ method: "PATCH", json: { name: `View ${n} ${unique()}` } }),
+    },
+    {
+      name: "record",
+      create: async () =>
+        `/records/${await created("/records", { objectTypeId: vendor.id, fields: { name: "Acme Supplies" } }, "record")}`,
+      change: (n) => ({ method: "PATCH", json: { fields: { name: `Acme Supplies ${n}` } } }),
+    },
+    {
+      name: "webhook",
+      create: async () =>
+        `/webhooks/${await created("/webhooks", { workspaceId, url: "http://127.0.0.1:9/hook", eventTypes: ["task.created"] }, "webhook")}`,
+      change: (n) => ({ method: "PATCH", json: { description: `Hook ${n}` } }),
+    },
+    {
+      name: "compose draft",
+      create: async () =>
+        `/inbox/drafts/${await created("/inbox/drafts", { workspaceId, mailbox, to: ["a@customer.example"] }, "draft")}`,
+      change: (n) => ({ method: "PATCH", json: { subject: `Quote ${n}` } }),
+    },
+    {
+      name: "conversation draft",
+      create: async () => {
+        const { conversationId } = await storeMessage(workspace.db, inboundMessage(mailbox));
+        const path = `/inbox/conversations/${conversationId}/draft`;
+        await expectStatus(200, path, { method: "PUT", key, json: { text: "Draft reply" } });
+        return path;
+      },
+      change: (n) => ({ method: "PUT", json: { text: `Draft reply ${n}` } }),
+    },
+  ];
+  return { key, resources };
+}
+
+describe("DELETE under If-Match against a concurrent change", () => {
+  let key: string;
+  let resources: Deletable[];
+  beforeAll(async () => {
+    ({ key, resources } = await deletableResources());
+  });
+
+  it.each(["task", "note", "record view", "record", "webhook", "compose draft", "conversation draft"])(
+    "a %s changed three times and deleted at once under one ETag: exactly one of the four writes, the others 412",
+    async (name) => {
+      const resource = resources.find((candidate) => candidate.name === name) as Deletable;
+      for (let round = 0; round < 6; round++) {
+        const path = await resource.create();
+        const etag = (await call(path, { key })).headers.get("etag") as string;
+        const [deleted, ...changed] = await Promise.all([
+          call(path, { method: "DELETE", key, headers: { "if-match": etag } }),
+          ...[1, 2, 3].map((n) => {
+            const { method, json } = resource.change(round * 10 + n);
+            return call(path, { method, key, json, headers: { "if-match": etag } });
+          }),
+        ]);
+        const statuses = [deleted.status, ...changed.map((response) => response.status)];
+        expect(
+          statuses.filter((status) => status === 200),
+          `round ${round}: ${statuses}`,
+        ).toHaveLength(1);
+        const after = await call(path, { key });
+        if (deleted.status === 200) {
+          for (const response of changed) expect([412, 404], `round ${round}: ${statuses}`).toContain(response.status);
+          expect(after.status).toBe(404);
+        } else {
+          expect(
+            statuses.filter((status) => status === 412),
+            `round ${round}: ${statuses}`,
+          ).toHaveLength(3);
+          // What stands is the winner's version: the GET answers the ETag its write answered.
+          const winner = changed.find((response) => response.status === 200) as Response;
+          expect(after.headers.get("etag")).toBe(winner.headers.get("etag"));
+        }
+      }
+    },
+  );
 });
 
 /**

@@ -342,6 +342,21 @@ export const changelog: Release[] = [
         ],
       },
       {
+        category: "behaviour_change",
+        summary:
+          "A DELETE with `If-Match` of a task, note, record view, record, webhook subscription or draft removes the resource only at the version it names, in the same statement or batch: a change that lands between the check and the delete makes the DELETE 412 `precondition_failed` with nothing removed (before, both could answer 200 and the change was lost). `PUT /inbox/conversations/{conversationId}/draft` with `If-Match` replaces only the version named, and answers 412 when the draft was discarded since instead of creating it again.",
+        routes: [
+          "DELETE /tasks/{taskId}",
+          "DELETE /notes/{noteId}",
+          "DELETE /crm/views/{viewId}",
+          "DELETE /records/{recordId}",
+          "DELETE /webhooks/{webhookId}",
+          "DELETE /inbox/drafts/{draftId}",
+          "DELETE /inbox/conversations/{conversationId}/draft",
+          "PUT /inbox/conversations/{conversationId}/draft",
+        ],
+      },
+      {
         category: "addition",
         summary:
           "Conditional requests on the resources without a single-resource GET: object types, fields, select options, inbox views, comments and tags. Their creation (201) and every PATCH answer the resource's strong `ETag`; PATCH and DELETE take `If-Match` and answer 412 `precondition_failed`, nothing written, when it is stale (a PATCH `{}` answers the current `ETag`). Declared per operation in the OpenAPI document; their MCP update and delete tools take `ifMatch`. Comment and tag PATCHes now write only what they name, conditionally: concurrent edits of different properties all stay, of one property one whole value wins (409 `conflict` for the other).",

@@ -119,7 +119,7 @@ export function entityTags(operation: Operation): MiddlewareHandler<AppEnv> | nu
  * Inside the idempotency middleware (a replay answers what the first request did): a PATCH, PUT or
  * DELETE with `If-Match` runs only while it names the resource as it is now, else 412 and nothing
  * is written; a PATCH then changes that very version (its `updatedAt`) or none. An unknown
- * resource goes on to the handler's own 404.
+ * resource goes on to the handler's own 404, except under a PUT, which would create it: 412.
  */
 export function preconditions(operation: Operation): MiddlewareHandler<AppEnv> | null {
   const resource = conditionalResource(operation);
@@ -128,6 +128,10 @@ export function preconditions(operation: Operation): MiddlewareHandler<AppEnv> |
     const ifMatch = c.req.header("if-match");
     if (ifMatch !== undefined) {
       const current = await currentVersion(c, resource, c.req.param() as Params);
+      // A PUT would make a resource that is not there: a version named that no longer exists is stale.
+      if (current === null && operation.method === "put" && ifMatch.trim() !== "*") {
+        throw new ApiError("precondition_failed", "The resource changed since the version If-Match names; read it again");
+      }
       if (current !== null && !matchNames(ifMatch, current.etag)) {
         throw new ApiError("precondition_failed", "The resource changed since the version If-Match names; read it again");
       }

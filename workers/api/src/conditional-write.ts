@@ -107,7 +107,7 @@ const differs = (before: object, after: object, key: string) =>
 
 const versionOf = (shown: object) => (shown as { updatedAt?: unknown }).updatedAt;
 
-const preconditionFailed = () =>
+export const preconditionFailed = () =>
   new ApiError("precondition_failed", "The resource changed since the version If-Match names; read it again");
 
 /**
@@ -140,6 +140,18 @@ export async function changeWithoutLoss<Read, Result>(
     }
   }
 }
+
+/**
+ * The condition a single-statement DELETE adds to its WHERE under `If-Match`: the row is still at the
+ * `updatedAt` named. Without `If-Match`, none. A statement that then removes nothing tells its caller
+ * to find out why (gone, or moved: 412).
+ */
+export const atPrecondition = (context: Pick<ServiceContext, "precondition">, updatedAt: SQLiteColumn) =>
+  context.precondition === undefined ? undefined : eq(updatedAt, context.precondition);
+
+/** Whether a row read after a conditional DELETE removed nothing is at another version than `If-Match` named. */
+export const movedSincePrecondition = (context: Pick<ServiceContext, "precondition">, row: { updatedAt: number }) =>
+  context.precondition !== undefined && row.updatedAt !== context.precondition;
 
 /**
  * Runs a DELETE's batch at the version `If-Match` named (`precondition`): it opens with a statement

@@ -3,7 +3,7 @@ import { newId, regional, runBatch } from "@crm/db";
 import { and, asc, eq, max, ne } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspace } from "../../access";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import { withCreators } from "../../directory";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
@@ -159,7 +159,7 @@ export async function updateViewOf(context: ServiceContext, viewId: string, chan
   });
 }
 
-/** Removes a view; when it was the default, the first remaining view becomes it. */
+/** Removes a view (under `If-Match`, only at the version named); when it was the default, the first remaining view becomes it. */
 export async function deleteViewOf(context: ServiceContext, viewId: string): Promise<void> {
   const { db } = context;
   const view = await loadView(context, viewId, "manager");
@@ -175,7 +175,7 @@ export async function deleteViewOf(context: ServiceContext, viewId: string): Pro
     if (next)
       statements.push(db.update(recordViews).set({ isDefault: true, updatedAt: Date.now() }).where(eq(recordViews.id, next.id)));
   }
-  await runBatch(db, statements);
+  await runBatchAtVersion(context, recordViews, viewId, statements);
 }
 
 /** The views' new order: exactly the current set, each once. */

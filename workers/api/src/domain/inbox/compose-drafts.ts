@@ -2,7 +2,14 @@ import { ApiError, type ComposeDraft, type operations } from "@crm/contracts";
 import { newId, regional } from "@crm/db";
 import { and, eq, isNull, lte, or, type SQL } from "drizzle-orm";
 import { reachWorkspace } from "../../access";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import {
+  atPrecondition,
+  changeWithoutLoss,
+  movedSincePrecondition,
+  nextUpdatedAt,
+  preconditionFailed,
+  runConditionalBatch,
+} from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { creationOrder, paginate } from "../../pagination";
@@ -63,16 +70,20 @@ async function loadDraft(context: ServiceContext, draftId: string, purpose: "rea
   return row;
 }
 
-/** Why a conditional write on a draft changed nothing: it is gone (404), or a send holds it (409). */
+/**
+ * Why a conditional write on a draft changed nothing: it is gone (404), it moved since the version
+ * `If-Match` named (412), or a send holds it (409).
+ */
 async function goneOrClaimed(context: ServiceContext, draftId: string): Promise<ApiError> {
   const [row] = await context.db
-    .select({ id: composeDrafts.id })
+    .select({ updatedAt: composeDrafts.updatedAt })
     .from(composeDrafts)
     .where(eq(composeDrafts.id, draftId))
     .limit(1);
-  return row
-    ? new ApiError("conflict", "This draft is being sent; it can no longer change")
-    : new ApiError("not_found", "Draft not found");
+  if (!row) return new ApiError("not_found", "Draft not found");
+  return movedSincePrecondition(context, row)
+    ? preconditionFailed()
+    : new ApiError("conflict", "This draft is being sent; it can no longer change");
 }
 
 export async function createComposeDraftIn(
@@ -170,7 +181,7 @@ export async function deleteComposeDraftOf(context: ServiceContext, draftId: str
   await loadDraft(context, draftId, "write");
   const removed = await context.db
     .delete(composeDrafts)
-    .where(and(eq(composeDrafts.id, draftId), unclaimed(Date.now())))
+    .where(and(eq(composeDrafts.id, draftId), unclaimed(Date.now()), atPrecondition(context, composeDrafts.updatedAt)))
     .returning({ id: composeDrafts.id });
   if (removed.length === 0) throw await goneOrClaimed(context, draftId);
 }

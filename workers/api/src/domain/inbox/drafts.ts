@@ -1,6 +1,7 @@
 import { ApiError, type Draft, type operations } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq } from "drizzle-orm";
+import { atPrecondition, movedSincePrecondition, preconditionFailed } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";
 import { sanitizedContent } from "../content/description";
@@ -22,7 +23,7 @@ const mine = (context: ServiceContext, conversationId: string) =>
   and(eq(drafts.conversationId, conversationId), eq(drafts.userId, context.actor.actor.id));
 
 /**
- * Creates or replaces the caller's draft. HTML only where it can be sent as such (reference rule 9:
+ * Creates or replaces the caller's draft (under `If-Match`, only the version named). HTML only where it can be sent as such (reference rule 9:
  * e-mail conversations), stored sanitized like every HTML the inbox keeps.
  */
 export async function saveDraft(
@@ -51,6 +52,18 @@ export async function saveDraft(
     updatedAt: Date.now(),
   };
   const { text, toAddresses, ccAddresses, updatedAt } = draft;
+  if (context.precondition !== undefined) {
+    // Under If-Match the draft is replaced only at the version named (one statement): one that moved
+    // or was discarded since is 412, never written over or made again.
+    const version = Math.max(updatedAt, context.precondition + 1);
+    const replaced = await db
+      .update(drafts)
+      .set({ text, html, toAddresses, ccAddresses, updatedAt: version })
+      .where(and(mine(context, conversationId), atPrecondition(context, drafts.updatedAt)))
+      .returning({ userId: drafts.userId });
+    if (replaced.length === 0) throw preconditionFailed();
+    return draftResponse({ ...draft, updatedAt: version });
+  }
   await db
     .insert(drafts)
     .values(draft)
@@ -68,8 +81,15 @@ export async function readDraft(context: ServiceContext, conversationId: string)
   return draftResponse(row);
 }
 
+/** Discards the caller's draft; under `If-Match`, only at the version named (one statement: a save meanwhile makes it 412). */
 export async function discardDraft(context: ServiceContext, conversationId: string): Promise<void> {
   await loadConversation(context, conversationId, "member");
-  const removed = await context.db.delete(drafts).where(mine(context, conversationId)).returning({ userId: drafts.userId });
-  if (removed.length === 0) throw new ApiError("not_found", "You have no draft of this conversation");
+  const removed = await context.db
+    .delete(drafts)
+    .where(and(mine(context, conversationId), atPrecondition(context, drafts.updatedAt)))
+    .returning({ userId: drafts.userId });
+  if (removed.length > 0) return;
+  const [still] = await context.db.select({ updatedAt: drafts.updatedAt }).from(drafts).where(mine(context, conversationId));
+  if (still && movedSincePrecondition(context, still)) throw preconditionFailed();
+  throw new ApiError("not_found", "You have no draft of this conversation");
 }

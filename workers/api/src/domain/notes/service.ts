@@ -2,7 +2,7 @@ import type { operations, WorkspaceRole } from "@crm/contracts";
 import { newId, regional, runBatch } from "@crm/db";
 import { and, eq, isNull } from "drizzle-orm";
 import { loadInWorkspace } from "../../access";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { creationOrder, paginate } from "../../pagination";
@@ -100,12 +100,12 @@ export async function updateNoteOf(context: ServiceContext, noteId: string, chan
   });
 }
 
-/** Soft delete: the note leaves every list and read for good. */
+/** Soft delete: the note leaves every list and read for good; under `If-Match`, only at the version named. */
 export async function deleteNoteOf(context: ServiceContext, noteId: string): Promise<void> {
   const { db, actor } = context;
   const note = await loadNote(context, noteId, "member");
   const now = Date.now();
-  await runBatch(db, [
+  await runBatchAtVersion(context, notes, noteId, [
     db.update(notes).set({ deletedAt: now, updatedAt: now }).where(eq(notes.id, noteId)),
     eventStatement(
       db,

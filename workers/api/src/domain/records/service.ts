@@ -74,7 +74,7 @@ export async function updateRecordOf(context: ServiceContext, recordId: string, 
 
 export async function deleteRecordOf(context: ServiceContext, recordId: string): Promise<void> {
   const record = await loadRecord(context, recordId, "member");
-  await softDeleteRecord(context.db, context.actor, record);
+  await softDeleteRecord(context, record);
 }
 
 /** `PUT /records?matchingField=`: updates the live record holding the unique value, or creates one. */

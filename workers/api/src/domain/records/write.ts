@@ -2,7 +2,7 @@ import { ApiError } from "@crm/contracts";
 import { insertRowsAsJson, newId, regional, runBatch } from "@crm/db";
 import { eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import type { Database } from "../../database";
 import { changedKeys, type EventInput, type EventSource, eventStatement, eventsStatement } from "../events";
 import { reindexRecords } from "./search-index";
@@ -209,10 +209,17 @@ export async function writeRecordChanges(
   return written[0] as RecordResponse;
 }
 
-/** Soft delete: hidden from every read and search, its unique values released, `record.deleted` emitted. */
-export async function softDeleteRecord(db: Database, actor: Actor, row: RecordRow): Promise<void> {
+/**
+ * Soft delete: hidden from every read and search, its unique values released, `record.deleted`
+ * emitted; under `If-Match` (`precondition`) only at the version named.
+ */
+export async function softDeleteRecord(
+  context: { db: Database; actor: Actor; precondition?: number },
+  row: RecordRow,
+): Promise<void> {
+  const { db, actor } = context;
   const now = Date.now();
-  await runBatch(db, [
+  await runBatchAtVersion(context, records, row.id, [
     db.update(records).set({ deletedAt: now, updatedAt: now }).where(eq(records.id, row.id)),
     db.update(recordValues).set({ identityKey: null }).where(eq(recordValues.recordId, row.id)),
     ...reindexRecords(db, [row.id]),

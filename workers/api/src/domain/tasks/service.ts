@@ -3,7 +3,7 @@ import { newId, regional, runBatch } from "@crm/db";
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadInWorkspaceWith, reachWorkspace } from "../../access";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import type { Database } from "../../database";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
@@ -133,13 +133,16 @@ export async function updateTaskOf(context: ServiceContext, taskId: string, chan
   });
 }
 
-/** Soft delete: the task leaves every list and read for good (no restore route exists). */
+/**
+ * Soft delete: the task leaves every list and read for good (no restore route exists). Under
+ * `If-Match` the batch applies only at the version named, so a change that lands meanwhile makes it 412.
+ */
 export async function deleteTaskOf(context: ServiceContext, taskId: string): Promise<void> {
   const { db, actor } = context;
   const { task } = await loadTask(context, taskId, "member");
   refuseSourceManaged(task, "This task is managed by its source and cannot be deleted");
   const now = Date.now();
-  await runBatch(db, [
+  await runBatchAtVersion(context, tasks, taskId, [
     db.update(tasks).set({ deletedAt: now, updatedAt: now }).where(eq(tasks.id, taskId)),
     eventStatement(
       db,

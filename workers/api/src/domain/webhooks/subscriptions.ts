@@ -2,7 +2,7 @@ import { ApiError, type EventType, newWebhookSecret, type operations } from "@cr
 import { newId, regional } from "@crm/db";
 import { and, eq, sql } from "drizzle-orm";
 import { loadInWorkspace, reachWorkspace } from "../../access";
-import { changeWithoutLoss, nextUpdatedAt, runConditionalBatch } from "../../conditional-write";
+import { changeWithoutLoss, nextUpdatedAt, runBatchAtVersion, runConditionalBatch } from "../../conditional-write";
 import type { RegionEnv, ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { creationOrder, paginate } from "../../pagination";
@@ -27,9 +27,10 @@ export async function readWebhook(context: ServiceContext, env: Pick<RegionEnv, 
   };
 }
 
+/** Removes the subscription; under `If-Match`, only at the version named. */
 export async function deleteWebhookOf(context: ServiceContext, webhookId: string): Promise<void> {
   await loadWebhook(context, webhookId);
-  await context.db.delete(webhooks).where(eq(webhooks.id, webhookId));
+  await runBatchAtVersion(context, webhooks, webhookId, [context.db.delete(webhooks).where(eq(webhooks.id, webhookId))]);
 }
 
 /** A new subscription with a fresh signing secret: the row as stored, secret included, for the one response that shows it. */
