@@ -1,5 +1,5 @@
 import type { Region } from "@crm/contracts";
-import type { DeliveryMessage, EventsMessage } from "./domain/webhooks/messages";
+import type { DeliveriesQueueMessage, DeliveryMessage, EventsMessage } from "./domain/webhooks/messages";
 
 /**
  * Bindings of a regional API Worker (one deployment per region), all but its Durable Object
@@ -19,7 +19,7 @@ export interface RegionBindings {
   /** Domain events leaving the outbox, fanned out to subscriptions. */
   EVENTS: Queue<EventsMessage>;
   /** One message per (event, subscription) delivery attempt. */
-  DELIVERIES: Queue<DeliveryMessage>;
+  DELIVERIES: Queue<DeliveriesQueueMessage>;
   /** Deliveries that failed their last attempt, kept for inspection. */
   DELIVERIES_DEAD: Queue<DeliveryMessage>;
   /** "true" in local development and tests only: http://127.0.0.1 and localhost receivers are allowed. */

@@ -5,7 +5,7 @@ import { purgeAbandonedSends } from "./domain/inbox/mail/send";
 import { deliverBatch } from "./domain/webhooks/deliver";
 import { dispatchOutbox } from "./domain/webhooks/dispatch";
 import { fanOut } from "./domain/webhooks/fanout";
-import type { DeliveryMessage, EventsMessage } from "./domain/webhooks/messages";
+import type { DeliveriesQueueMessage, EventsMessage } from "./domain/webhooks/messages";
 import type { AppEnv, RegionEnv } from "./env";
 import { purgeExpiredIdempotencyKeys } from "./idempotency";
 import { batchesByShard, everyShard, shardDatabase } from "./shards";
@@ -35,7 +35,7 @@ export const regionalWorker = (app: Hono<AppEnv>) =>
       if (batch.queue.startsWith("crm-events-")) {
         await consumePerShard(env, batch as MessageBatch<EventsMessage>, (db, part) => fanOut(db, env, part));
       } else if (batch.queue.startsWith("crm-deliveries-")) {
-        await consumePerShard(env, batch as MessageBatch<DeliveryMessage>, (db, part) => deliverBatch(db, env, part));
+        await consumePerShard(env, batch as MessageBatch<DeliveriesQueueMessage>, (db, part) => deliverBatch(db, env, part));
       }
     },
     async scheduled(_controller, env) {
@@ -48,4 +48,4 @@ export const regionalWorker = (app: Hono<AppEnv>) =>
         ]),
       );
     },
-  }) satisfies ExportedHandler<RegionEnv, EventsMessage | DeliveryMessage>;
+  }) satisfies ExportedHandler<RegionEnv, EventsMessage | DeliveriesQueueMessage>;

@@ -1,7 +1,7 @@
 import { insertRowsAsJson, newId, regional, runBatch } from "@crm/db";
 import type { Database } from "../../database";
 import type { RegionEnv } from "../../env";
-import type { DeliveryMessage } from "./messages";
+import { type DeliveriesQueueMessage, type DeliveryMessage, isLaneWake } from "./messages";
 import { jsonBytes, type SizedMessage, sendInBatches } from "./queue-batches";
 
 const { webhookAttempts } = regional;
@@ -97,13 +97,23 @@ export async function routeDeliveries(
   );
 }
 
-/** Deliveries consumer: what the burst limit held back comes back here when its slot is due. Acknowledged once routed. */
-export async function deliverBatch(db: Database, env: DeliveryEnv, batch: MessageBatch<DeliveryMessage>): Promise<void> {
-  await routeDeliveries(
-    db,
-    env,
-    batch.messages.map((message) => message.body),
-  );
+/**
+ * Deliveries consumer: what the burst limit held back comes back here when its slot is due, and a
+ * busy lane's wake-ups (`LaneWake`) call their lanes. Acknowledged once routed and woken.
+ */
+export async function deliverBatch(db: Database, env: DeliveryEnv, batch: MessageBatch<DeliveriesQueueMessage>): Promise<void> {
+  const bodies = batch.messages.map((message) => message.body);
+  const lanesToWake = new Set(bodies.filter(isLaneWake).map((wake) => wake.wakeLane));
+  await Promise.all([
+    routeDeliveries(
+      db,
+      env,
+      bodies.filter((body): body is DeliveryMessage => !isLaneWake(body)),
+    ),
+    ...[...lanesToWake].map((webhookId) =>
+      callObject(() => env.WEBHOOK_ENDPOINTS.get(env.WEBHOOK_ENDPOINTS.idFromName(webhookId)).wake()),
+    ),
+  ]);
   batch.ackAll();
 }
 

@@ -12,6 +12,9 @@
  * timeout and a margin counts as lost too), so another probe goes. Nothing is held without an alarm.
  * A delivery asked for again (a replay, a redelivery) while a send of it is out is marked `again`:
  * when that send's outcome is stored it stays, due at once, with the next attempt number.
+ * While deliveries are out the lane also sends itself a wake-up through the deliveries Queue each
+ * `wakeEveryMs` (`LaneWake`): a restart's new instance is then called within about a second, before
+ * the runtime retries a cut alarm; the alarm stays the guarantee, the wake-up only comes sooner.
  */
 import { DurableObject } from "cloudflare:workers";
 import { logUnexpectedError } from "@crm/contracts";
@@ -23,7 +26,7 @@ import type { Database } from "../../database";
 import { shardDatabase } from "../../shards";
 import { type AttemptResult, attemptDelivery, defaultTimeoutMs, isEndpointFailure } from "./attempt";
 import { afterAttempt, type BreakerState, breakerMode, closedBreaker } from "./breaker";
-import type { DeliveryMessage } from "./messages";
+import type { DeliveryMessage, LaneWake } from "./messages";
 import { jsonBytes, sendInBatches } from "./queue-batches";
 import { jittered, scheduleOf } from "./schedule";
 
@@ -49,6 +52,11 @@ const resendMarginMs = 10_000;
 /** After a refused write of attempt rows, the next waits this long, doubled at each refusal up to `writeRetryMaxMs`. */
 const writeRetryMs = 1_000;
 const writeRetryMaxMs = 60_000;
+/**
+ * While deliveries are out, a wake-up goes through the deliveries Queue this often, delayed as long
+ * (a Queue delays by whole seconds): the next instance after a restart is called within about this.
+ */
+const wakeEveryMs = 1_000;
 /** The subscription is read again after this long: a deletion or deactivation stops deliveries within a second. */
 const subscriptionFreshMs = 1_000;
 /** Due deliveries read from storage at a time while the breaker is closed. */
@@ -122,6 +130,10 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   /** Due deliveries read ahead (outstanding, not yet sent): one storage read serves many sends. */
   #ready: LaneRow[] = [];
   #pumpScheduled = false;
+  /** The subscription this lane serves, known from the first delivery it reads. */
+  #webhookId: string | null = null;
+  /** When this instance last sent itself a wake-up (`LaneWake`). */
+  #wakeSentAt = 0;
   /** The alarm this object set last (null once it fired): saves a storage write per delivery. */
   #alarmAt: number | null = null;
   #subscription: { row: WebhookRow | undefined; at: number } | null = null;
@@ -185,6 +197,7 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   /** A held delivery; the first one read tells the lane which shard its subscription lives in. */
   #messageOf(row: LaneRow): DeliveryMessage {
     const message = JSON.parse(row.message) as DeliveryMessage;
+    this.#webhookId ??= message.webhookId;
     if (!this.#shardDb) {
       if (this.#storedShard !== message.shard) this.ctx.storage.kv.put("shard", message.shard);
       this.#shardDb = shardDatabase(this.env, message.shard).db;
@@ -242,10 +255,7 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   override alarm(): void {
     this.#alarmAt = null;
     void this.#wakeAt(Date.now());
-    setTimeout(() => {
-      this.#pump({ scheduleChanged: false });
-      void this.#writeAttempts();
-    }, 0);
+    setTimeout(() => this.wake(), 0);
   }
 
   /**
@@ -285,6 +295,25 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
     }
     const heartbeatCovered = this.#alarmAt !== null && this.#alarmAt > now && this.#alarmAt <= now + heartbeatMs;
     if (scheduleChanged || !heartbeatCovered) void this.#wakeAt(now);
+    this.#keepAwake(now);
+  }
+
+  /** A wake-up through the deliveries Queue while deliveries are out (`LaneWake`); a refused send leaves the alarm to wake the lane. */
+  #keepAwake(now: number): void {
+    if (this.#outstanding.size === 0 || this.#webhookId === null || now - this.#wakeSentAt < wakeEveryMs) return;
+    const shard = this.#storedShard;
+    if (shard === undefined) return;
+    this.#wakeSentAt = now;
+    const wake: LaneWake = { shard, wakeLane: this.#webhookId };
+    this.env.DELIVERIES.send(wake, { contentType: "json", delaySeconds: wakeEveryMs / 1000 }).catch((error: unknown) =>
+      logUnexpectedError(error, { operation: "webhook lane wake-up" }),
+    );
+  }
+
+  /** A wake-up's arrival (`LaneWake`): a new instance after a restart takes up what is due; a live one only pumps. */
+  wake(): void {
+    this.#pump({ scheduleChanged: false });
+    void this.#writeAttempts();
   }
 
   /**

@@ -43,3 +43,20 @@ export interface DeliveryMessage {
   /** A replay or redelivery: sent once more even if the lane still holds the delivery's last send. */
   again?: boolean;
 }
+
+/**
+ * A busy lane's call to itself through the deliveries Queue (`WebhookEndpoint`): while it has
+ * deliveries out it sends one a second, delayed a second, so that a lane cut by a restart is woken
+ * by the next one's arrival within about a second, not by the runtime's retry of its cut alarm (2 s,
+ * doubling while retries are cut too). At a live lane it only runs the pump; an idle lane sends none.
+ */
+export interface LaneWake {
+  shard: number;
+  /** The subscription whose lane to wake. */
+  wakeLane: string;
+}
+
+/** What the deliveries Queue carries. */
+export type DeliveriesQueueMessage = DeliveryMessage | LaneWake;
+
+export const isLaneWake = (message: DeliveriesQueueMessage): message is LaneWake => "wakeLane" in message;
