@@ -44,7 +44,13 @@ async function session(webSocketUrl) {
   };
 }
 
-/** Self and inclusive sampled time per function (by name and place), over the profile's samples. */
+/**
+ * Self and inclusive sampled time per function (by name and place), over the samples whose top frame
+ * is the isolate's own JavaScript. workerd runs every isolate on one thread, so a sample taken while
+ * another isolate (the other Worker, D1's, a Durable Object's) runs lands on a native frame of this
+ * one (`fetch`, `(program)`, the root): those are counted apart, as `elsewhere`, not as this
+ * isolate's work.
+ */
 function summarize(profile) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map();
@@ -57,16 +63,23 @@ function summarize(profile) {
   const self = new Map();
   const inclusive = new Map();
   const deltas = profile.timeDeltas;
-  let total = 0;
-  let idle = 0;
+  const natives = new Map();
+  let own = 0;
+  let gc = 0;
+  let elsewhere = 0;
   profile.samples.forEach((sample, i) => {
     const ms = (deltas[i + 1] ?? 0) / 1000;
     const node = nodes.get(sample);
-    if (node.callFrame.functionName === "(idle)") {
-      idle += ms;
+    const { functionName, url } = node.callFrame;
+    if (functionName === "(garbage collector)") gc += ms;
+    if (!url) {
+      if (functionName === "(garbage collector)") return;
+      elsewhere += ms;
+      // A named native (`sign`, `fetch`, `Headers`): this isolate's own call, or one whose callee runs elsewhere.
+      if (functionName && !functionName.startsWith("(")) natives.set(functionName, (natives.get(functionName) ?? 0) + ms);
       return;
     }
-    total += ms;
+    own += ms;
     self.set(label(node), (self.get(label(node)) ?? 0) + ms);
     const seen = new Set();
     for (let id = sample; id !== undefined; id = parent.get(id)) {
@@ -76,21 +89,25 @@ function summarize(profile) {
       inclusive.set(name, (inclusive.get(name) ?? 0) + ms);
     }
   });
-  return { self, inclusive, total, idle };
+  return { self, inclusive, natives, own, gc, elsewhere };
 }
 
-function report(name, { self, inclusive, total, idle }) {
+function report(name, { self, inclusive, natives, own, gc, elsewhere }) {
   const rows = (map) =>
     [...map]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([fn, ms]) => `  ${((100 * ms) / total).toFixed(1).padStart(5)} %  ${(ms / requests).toFixed(4)} ms/req  ${fn}`)
+      .map(([fn, ms]) => `  ${((100 * ms) / own).toFixed(1).padStart(5)} %  ${(ms / requests).toFixed(4)} ms/req  ${fn}`)
       .join("\n");
   console.log(
-    `\n== ${name}: ${total.toFixed(0)} ms busy (${(total / requests).toFixed(3)} ms a request), ${idle.toFixed(0)} ms idle`,
+    `\n== ${name}: own JavaScript ${(own / requests).toFixed(3)} ms a request, GC ${(gc / requests).toFixed(3)}, native or elsewhere ${(elsewhere / requests).toFixed(3)}`,
   );
-  console.log(`-- self\n${rows(self)}`);
+  console.log(`-- self (share of own JavaScript)\n${rows(self)}`);
   console.log(`-- inclusive\n${rows(inclusive)}`);
+  const named = [...natives].sort((a, b) => b[1] - a[1]).slice(0, 12);
+  console.log(
+    `-- named natives (of "native or elsewhere")\n${named.map(([fn, ms]) => `  ${(ms / requests).toFixed(4)} ms/req  ${fn}`).join("\n")}`,
+  );
 }
 
 const stack = await startStack({
@@ -113,7 +130,7 @@ const isolates = Object.fromEntries(
 await load(url, { connections, durationMs: 2_000, headers });
 for (const inspector of Object.values(isolates)) {
   await inspector.send("Profiler.enable");
-  await inspector.send("Profiler.setSamplingInterval", { interval: 50 });
+  await inspector.send("Profiler.setSamplingInterval", { interval: 100 });
   await inspector.send("Profiler.start");
 }
 const started = performance.now();

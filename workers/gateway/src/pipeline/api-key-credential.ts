@@ -121,6 +121,6 @@ export async function authenticateApiKey(db: DrizzleD1Database, token: string, n
     workspaceIds: record.workspaceIds,
     organizationRole: record.ownerType === "user" ? record.organizationRole : null,
   };
-  cached.verified = { token, actor };
+  cached.verified = { token, actor: Object.freeze(actor) };
   return actor;
 }
