@@ -19,9 +19,27 @@ export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
+/**
+ * The runtime's own base64url (`Uint8Array.prototype.toBase64`, `Uint8Array.fromBase64`), where it
+ * has them: the Workers runtime does, Node 24 does not yet. Every request of the pipeline encodes
+ * and decodes its actor context, and the native codec takes none of the string passes below.
+ */
+interface NativeBase64 {
+  toBase64?: (this: Uint8Array, options: { alphabet: "base64url"; omitPadding: boolean }) => string;
+}
+const nativeFromBase64 = (
+  Uint8Array as unknown as { fromBase64?: (text: string, options: { alphabet: "base64url" }) => Uint8Array<ArrayBuffer> }
+).fromBase64;
+const nativeToBase64 = (Uint8Array.prototype as NativeBase64).toBase64;
+
 /** Base64url (RFC 4648 section 5) without padding: tokens, hashes and sealed values that travel in URLs and headers. */
 export const toBase64Url = (bytes: Uint8Array): string =>
-  toBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  nativeToBase64
+    ? nativeToBase64.call(bytes, { alphabet: "base64url", omitPadding: true })
+    : toBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 
+/** The bytes of base64url text (padded or not); throws when it is not base64url. */
 export const fromBase64Url = (text: string): Uint8Array<ArrayBuffer> =>
-  fromBase64(text.replaceAll("-", "+").replaceAll("_", "/"));
+  nativeFromBase64
+    ? nativeFromBase64(text, { alphabet: "base64url" })
+    : fromBase64(text.replaceAll("-", "+").replaceAll("_", "/"));

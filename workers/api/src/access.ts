@@ -1,6 +1,6 @@
 import { type ActorContext, ApiError, type WorkspaceRole } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { and, eq, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
+import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "./database";
 
@@ -15,20 +15,8 @@ export interface WorkspaceAccess {
 }
 
 /** Organization admins and owners reach every workspace of the organization, as do apps and agents. */
-const reachesEveryWorkspace = (actor: ActorContext) =>
+export const reachesEveryWorkspace = (actor: ActorContext) =>
   actor.actor.type !== "user" || actor.organizationRole === "owner" || actor.organizationRole === "admin";
-
-/**
- * The condition a workspace row must meet to be visible to the actor: in the actor's organization,
- * inside the credential's workspace limit, and (for ordinary users) a workspace they are a member of.
- * Expects `workspace_members` left-joined for the actor's user id.
- */
-export function visibleWorkspaces(actor: ActorContext): SQL {
-  const conditions: (SQL | undefined)[] = [eq(workspaces.organizationId, actor.organizationId)];
-  if (actor.workspaceIds) conditions.push(inArray(workspaces.id, actor.workspaceIds));
-  if (!reachesEveryWorkspace(actor)) conditions.push(isNotNull(workspaceMembers.userId));
-  return and(...conditions) as SQL;
-}
 
 export const memberJoin = (actor: ActorContext) =>
   and(eq(workspaceMembers.workspaceId, workspaces.id), eq(workspaceMembers.userId, actor.actor.id)) as SQL;

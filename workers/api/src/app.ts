@@ -91,14 +91,17 @@ export function createApp(devRoutes?: Hono<AppEnv>) {
   for (const operation of catalogue) {
     if (operation.servedBy !== "region") continue;
     const handler = handlers[operation.operationId as keyof typeof handlers];
+    // A read has no body, claims no idempotency key and writes no events: those steps would only
+    // pass it on (each one a step of every read's path), so a read's route does not take them.
+    const writes = operation.method !== "get";
     const middleware = [
       gatewayContext(operation),
       wellFormedQuery,
-      jsonRequestBody,
+      writes ? jsonRequestBody : null,
       entityTags(operation),
-      idempotency,
+      writes ? idempotency : null,
       preconditions(operation),
-      sendEvents,
+      writes ? sendEvents : null,
     ].filter((step) => step !== null);
     // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
     api.openapi({ ...operation.route, middleware }, handler as never);

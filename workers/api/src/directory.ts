@@ -29,6 +29,18 @@ export interface Directory {
 export function gatewayDirectory(
   env: Pick<RegionBindings, "GATEWAY" | "GATEWAY_CONTEXT_SECRET" | "REGION" | "PUBLIC_ORIGIN">,
 ): Directory {
+  // One per environment (an isolate's requests share theirs): it holds nothing of a request.
+  let directory = directories.get(env);
+  if (!directory) {
+    directory = directoryOver(env);
+    directories.set(env, directory);
+  }
+  return directory;
+}
+
+const directories = new WeakMap<object, Directory>();
+
+function directoryOver(env: Pick<RegionBindings, "GATEWAY" | "GATEWAY_CONTEXT_SECRET" | "REGION" | "PUBLIC_ORIGIN">): Directory {
   const entries: Directory["entries"] = async (organizationId, query) => {
     const token = await signDirectoryQuery({ region: env.REGION, organizationId, ...query }, env.GATEWAY_CONTEXT_SECRET);
     const response = await env.GATEWAY.fetch(`${env.PUBLIC_ORIGIN}${directoryPath}?region=${env.REGION}`, {

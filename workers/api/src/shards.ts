@@ -1,5 +1,5 @@
 import { shardBinding, shardsOf } from "@crm/contracts";
-import { drizzle } from "drizzle-orm/d1";
+import { databaseOf } from "@crm/db";
 import type { RegionBindings } from "./bindings";
 import type { ShardDatabase } from "./database";
 
@@ -12,7 +12,7 @@ import type { ShardDatabase } from "./database";
 export function shardDatabase(env: RegionBindings, shard: number): ShardDatabase {
   const database = shardsOf(env.REGION).includes(shard) ? env[shardBinding(shard) as `DB_${number}`] : undefined;
   if (!database) throw new Error(`Region ${env.REGION} has no shard ${shard}`);
-  return { shard, db: drizzle(database) };
+  return { shard, db: databaseOf(database) };
 }
 
 /** Every shard of this region, in order: the cron sweeps each. */

@@ -35,8 +35,8 @@ export async function hashApiKey(key: string): Promise<string> {
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/** Constant-time comparison of two hex digests of equal length. */
-export function sameDigest(a: string, b: string): boolean {
+/** Constant-time comparison of two secrets (hex digests, keys): false when their lengths differ. */
+export function sameSecret(a: string, b: string): boolean {
   const encoder = new TextEncoder();
   const left = encoder.encode(a);
   const right = encoder.encode(b);

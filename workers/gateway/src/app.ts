@@ -1,6 +1,5 @@
 import { ApiError, catalogue, removedRoutes, respondWithError } from "@crm/contracts";
-import { newId } from "@crm/db";
-import { drizzle } from "drizzle-orm/d1";
+import { databaseOf, newId } from "@crm/db";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { apiReferencePage } from "./api-reference";
@@ -38,7 +37,7 @@ export function createGateway(devRoutes?: Hono<GatewayAppEnv>) {
   app.use(async (c, next) => {
     // A misconfigured gateway fails here, at its first request, naming what is wrong.
     gatewayConfig(c.env);
-    c.set("controlDb", drizzle(c.env.CONTROL_DB));
+    c.set("controlDb", databaseOf(c.env.CONTROL_DB));
     await next();
   });
 

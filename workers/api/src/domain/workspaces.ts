@@ -1,12 +1,13 @@
-import type { operations, Workspace } from "@crm/contracts";
+import type { operations, Workspace, WorkspaceRole } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { and } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { accessOf, memberJoin, visibleWorkspaces } from "../access";
+import { accessOf, reachesEveryWorkspace, type WorkspaceAccess } from "../access";
+import { compiledRows, StatementsByShape } from "../compiled-statements";
 import type { Database } from "../database";
 import type { ServiceContext } from "../env";
 import type { QueryOf } from "../inputs";
-import { paginate } from "../pagination";
+import { type KeysetColumn, keysetAfter, paginate } from "../pagination";
 import { systemObjectTypeStatements } from "./crm/blueprints";
 
 const { workspaces, workspaceMembers } = regional;
@@ -47,49 +48,96 @@ export function createWorkspaceStatements(db: Database, input: NewWorkspace, now
   return statements;
 }
 
+/**
+ * What the SQL of a page of workspaces depends on: whether the credential has a workspace limit,
+ * whether the actor sees only the workspaces it is a member of, and whether the page continues a
+ * walk. Each of these few shapes is compiled once (`compiled-statements.ts`): `GET /workspaces` is
+ * the route every client calls first, and building its query with drizzle on each request cost as
+ * much CPU as D1 running it.
+ */
+interface WorkspacePageShape {
+  limited: boolean;
+  membersOnly: boolean;
+  continues: boolean;
+}
+
+const workspaceOrder: KeysetColumn<WorkspacePageRow>[] = [
+  { column: workspaces.createdAt, direction: "asc", valueIn: (row) => row.created_at },
+  { column: workspaces.id, direction: "asc", valueIn: (row) => row.id },
+];
+
+/** A workspace with the actor's membership in it, as the page's statement selects it. */
+interface WorkspacePageRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string | null;
+  created_at: number;
+  updated_at: number;
+  member_role: WorkspaceRole | null;
+  inbox_access: WorkspaceAccess["inboxAccess"] | null;
+}
+
+/**
+ * The workspaces visible to the actor: in its
+ * organization, inside the credential's workspace limit (one JSON parameter, however long the list),
+ * and for ordinary users only those they are a member of; with the actor's membership left-joined.
+ */
+const workspacePageSql = ({ limited, membersOnly, continues }: WorkspacePageShape): SQL => {
+  const where = [sql`${workspaces.organizationId} = ${sql.placeholder("organizationId")}`];
+  if (limited) where.push(sql`${workspaces.id} in (select value from json_each(${sql.placeholder("workspaceIds")}))`);
+  if (membersOnly) where.push(sql`${workspaceMembers.userId} is not null`);
+  if (continues) where.push(keysetAfter(workspaceOrder, [sql.placeholder("afterCreatedAt"), sql.placeholder("afterId")]));
+  return sql`select ${workspaces.id} as id, ${workspaces.organizationId} as organization_id, ${workspaces.name} as name,
+    ${workspaces.description} as description, ${workspaces.createdAt} as created_at, ${workspaces.updatedAt} as updated_at,
+    ${workspaceMembers.role} as member_role, ${workspaceMembers.inboxAccess} as inbox_access
+    from ${workspaces} left join ${workspaceMembers} on ${workspaceMembers.workspaceId} = ${workspaces.id} and ${workspaceMembers.userId} = ${sql.placeholder("userId")}
+    where ${sql.join(where, sql` and `)}
+    order by ${workspaces.createdAt} asc, ${workspaces.id} asc limit ${sql.placeholder("limit")}`;
+};
+
+const workspacePages = new StatementsByShape(8);
+
 /** The workspaces the actor can see, oldest first, each with the actor's role in it. */
 export async function listVisibleWorkspaces(
   { db, actor, cursorSecret }: ServiceContext,
   { limit, cursor }: QueryOf<typeof operations.listWorkspaces>,
 ) {
-  type Member = typeof workspaceMembers.$inferSelect;
-  type Row = {
-    workspace: typeof workspaces.$inferSelect;
-    memberRole: Member["role"] | null;
-    inboxAccess: Member["inboxAccess"] | null;
-  };
-  const page = await paginate<Row>(
+  const page = await paginate<WorkspacePageRow>(
     {
       scope: `workspaces:${actor.organizationId}`,
       limit,
       cursor,
-      order: [
-        { column: workspaces.createdAt, direction: "asc", valueIn: (row) => row.workspace.createdAt },
-        { column: workspaces.id, direction: "asc", valueIn: (row) => row.workspace.id },
-      ],
-      fetch: ({ after, orderBy, limit }) =>
-        db
-          .select({ workspace: workspaces, memberRole: workspaceMembers.role, inboxAccess: workspaceMembers.inboxAccess })
-          .from(workspaces)
-          .leftJoin(workspaceMembers, memberJoin(actor))
-          .where(and(visibleWorkspaces(actor), after))
-          .orderBy(...orderBy)
-          .limit(limit),
+      order: workspaceOrder,
+      fetch: ({ position, limit }) => {
+        const shape = { limited: actor.workspaceIds !== null, membersOnly: !reachesEveryWorkspace(actor), continues: !!position };
+        const statement = workspacePages.get(`${shape.limited} ${shape.membersOnly} ${shape.continues}`, () =>
+          workspacePageSql(shape),
+        );
+        return compiledRows<WorkspacePageRow>(db, statement, {
+          organizationId: actor.organizationId,
+          userId: actor.actor.id,
+          workspaceIds: JSON.stringify(actor.workspaceIds),
+          afterCreatedAt: position?.[0],
+          afterId: position?.[1],
+          limit,
+        });
+      },
     },
     cursorSecret,
   );
-  const data = page.data.map(({ workspace, memberRole, inboxAccess }): Workspace => {
-    const membership = memberRole && inboxAccess ? { role: memberRole, inboxAccess } : null;
+  const data = page.data.map((row): Workspace => {
+    const membership = row.member_role && row.inbox_access ? { role: row.member_role, inboxAccess: row.inbox_access } : null;
     const { role, isInheritedAccess } = accessOf(actor, membership);
     return {
-      id: workspace.id,
-      organizationId: workspace.organizationId,
-      name: workspace.name,
-      ...(workspace.description === null ? {} : { description: workspace.description }),
+      id: row.id,
+      organizationId: row.organization_id,
+      name: row.name,
+      ...(row.description === null ? {} : { description: row.description }),
       role,
       isInheritedAccess,
-      createdAt: workspace.createdAt,
-      updatedAt: workspace.updatedAt,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
     };
   });
   return { data, pagination: page.pagination };

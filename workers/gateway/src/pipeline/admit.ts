@@ -5,6 +5,7 @@ import {
   callerWindows,
   inboundWindows,
   RATE_LIMITS,
+  type RateBudgets,
   type RateWindow,
   type RefusingWindow,
   type RequestIo,
@@ -85,17 +86,34 @@ let scaled: { factor: number; budgets: ReturnType<typeof scaledBudgets> } | unde
  */
 function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequest, actor: Actor | null): RateWindow[] {
   const budgets = budgetsOf(env);
-  if (actor) {
-    const limited = {
-      ...caller(actor),
-      workspaceId: chargedWorkspace(actor, request),
-      routeKey: `${operation.method.toUpperCase()} ${operation.path}`,
-    };
-    return windowsFor(limited, budgets);
-  }
+  if (actor) return actorWindows(actor, operation, chargedWorkspace(actor, request), budgets);
   if (operation.auth === "signature") return inboundWindows(clientIp(request), budgets);
   return anonymousWindows(clientIp(request), budgets);
 }
+
+/**
+ * An actor's windows for an operation and workspace, built once per actor (an API key's actor lives
+ * as long as its cache entry) rather than on each of its requests; at most 256 kept per actor, since
+ * the workspace is whatever the request names.
+ */
+function actorWindows(actor: Actor, operation: Operation, workspaceId: string | null, budgets: RateBudgets): RateWindow[] {
+  let known = windowsByActor.get(actor);
+  if (known?.budgets !== budgets) {
+    known = { budgets, windows: new Map() };
+    windowsByActor.set(actor, known);
+  }
+  const key = `${operation.operationId} ${workspaceId ?? ""}`;
+  let windows = known.windows.get(key);
+  if (!windows) {
+    const limited = { ...caller(actor), workspaceId, routeKey: `${operation.method.toUpperCase()} ${operation.path}` };
+    windows = windowsFor(limited, budgets);
+    if (known.windows.size >= 256) known.windows.clear();
+    known.windows.set(key, windows);
+  }
+  return windows;
+}
+
+const windowsByActor = new WeakMap<Actor, { budgets: RateBudgets; windows: Map<string, RateWindow[]> }>();
 
 /** Who an actor is to the rate limiter: its organization, identity and API key. */
 const caller = ({ organizationId, actor, credential }: Actor) => ({

@@ -1,4 +1,4 @@
-import { type ActorContext, actorContextHeader, type Operation, publicBaseUrlHeader, signActorContext } from "@crm/contracts";
+import { actorContextHeader, type ContextRequest, type Operation, publicBaseUrlHeader, signActorContextOf } from "@crm/contracts";
 import { contextSecret, regionService } from "../env";
 import type { Actor } from "./actor";
 import type { GatewayCall, OperationRequest } from "./operation-call";
@@ -19,8 +19,7 @@ export async function forwardToRegion(
 ): Promise<Response> {
   const { region } = actor;
   const target = `${request.url.pathname}${request.url.search}`;
-  const context: ActorContext = {
-    ...actor,
+  const signedFor: ContextRequest = {
     requestId: call.requestId,
     operationId: operation.operationId,
     method: request.method,
@@ -33,7 +32,7 @@ export async function forwardToRegion(
   for (const name of droppedHeaders) headers.delete(name);
   headers.set("x-request-id", call.requestId);
   headers.set(publicBaseUrlHeader, `${request.url.origin}/api/v1`);
-  headers.set(actorContextHeader, await signActorContext(context, contextSecret(call.env, region)));
+  headers.set(actorContextHeader, await signActorContextOf(actor, signedFor, contextSecret(call.env, region)));
   const response = await regionService(call.env, region).fetch(`https://api.${region}.internal${target}`, {
     method: request.method,
     headers,

@@ -1,0 +1,154 @@
+// CPU profiles of the pipeline's two isolates (the gateway and the us region) for the benchmark's
+// request, `GET /api/v1/workspaces` with alice's key, through workerd's inspector: self and
+// inclusive time per function, as shares of each isolate's sampled CPU. Not a section of the
+// benchmark (it measures where time goes, not how fast): run it on its own after a bench build,
+//   bash scripts/toolchain.sh node bench/profile-pipeline.mjs [--requests=3000] [--connections=1] [--top=30]
+import { buildDir, startStack } from "../scripts/lib/stack.mjs";
+import { load } from "./load.mjs";
+
+const argument = (name, fallback) => {
+  const found = process.argv.find((arg) => arg.startsWith(`--${name}=`));
+  return found ? found.slice(name.length + 3) : fallback;
+};
+const requests = Number(argument("requests", "3000"));
+const connections = Number(argument("connections", "1"));
+const top = Number(argument("top", "30"));
+const inspectorPort = 9230 + Math.floor(Math.random() * 500);
+
+/** One Worker's inspector session: `send` a CDP method and await its result. */
+async function session(webSocketUrl) {
+  const socket = new WebSocket(webSocketUrl);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = reject;
+  });
+  let next = 1;
+  const pending = new Map();
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.id && pending.has(message.id)) {
+      pending.get(message.id)(message);
+      pending.delete(message.id);
+    }
+  };
+  return {
+    send: (method, params = {}) =>
+      new Promise((resolve, reject) => {
+        const id = next++;
+        pending.set(id, (message) =>
+          message.error ? reject(new Error(JSON.stringify(message.error))) : resolve(message.result),
+        );
+        socket.send(JSON.stringify({ id, method, params }));
+      }),
+    close: () => socket.close(),
+  };
+}
+
+/**
+ * Self and inclusive sampled time per function (by name and place), over the samples whose top frame
+ * is the isolate's own JavaScript. workerd runs every isolate on one thread, so a sample taken while
+ * another isolate (the other Worker, D1's, a Durable Object's) runs lands on a native frame of this
+ * one (`fetch`, `(program)`, the root): those are counted apart, as `elsewhere`, not as this
+ * isolate's work.
+ */
+function summarize(profile) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const label = (node) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const file = url ? url.split("/").at(-1) : "";
+    return `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`;
+  };
+  const self = new Map();
+  const inclusive = new Map();
+  const deltas = profile.timeDeltas;
+  const natives = new Map();
+  let own = 0;
+  let gc = 0;
+  let elsewhere = 0;
+  profile.samples.forEach((sample, i) => {
+    const ms = (deltas[i + 1] ?? 0) / 1000;
+    const node = nodes.get(sample);
+    const { functionName, url } = node.callFrame;
+    if (functionName === "(garbage collector)") gc += ms;
+    if (!url) {
+      if (functionName === "(garbage collector)") return;
+      elsewhere += ms;
+      // A named native (`sign`, `fetch`, `Headers`): this isolate's own call, or one whose callee runs elsewhere.
+      if (functionName && !functionName.startsWith("(")) natives.set(functionName, (natives.get(functionName) ?? 0) + ms);
+      return;
+    }
+    own += ms;
+    self.set(label(node), (self.get(label(node)) ?? 0) + ms);
+    const seen = new Set();
+    for (let id = sample; id !== undefined; id = parent.get(id)) {
+      const name = label(nodes.get(id));
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + ms);
+    }
+  });
+  return { self, inclusive, natives, own, gc, elsewhere };
+}
+
+function report(name, { self, inclusive, natives, own, gc, elsewhere }) {
+  const rows = (map) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([fn, ms]) => `  ${((100 * ms) / own).toFixed(1).padStart(5)} %  ${(ms / requests).toFixed(4)} ms/req  ${fn}`)
+      .join("\n");
+  console.log(
+    `\n== ${name}: own JavaScript ${(own / requests).toFixed(3)} ms a request, GC ${(gc / requests).toFixed(3)}, native or elsewhere ${(elsewhere / requests).toFixed(3)}`,
+  );
+  console.log(`-- self (share of own JavaScript)\n${rows(self)}`);
+  console.log(`-- inclusive\n${rows(inclusive)}`);
+  const named = [...natives].sort((a, b) => b[1] - a[1]).slice(0, 12);
+  console.log(
+    `-- named natives (of "native or elsewhere")\n${named.map(([fn, ms]) => `  ${(ms / requests).toFixed(4)} ms/req  ${fn}`).join("\n")}`,
+  );
+}
+
+const stack = await startStack({
+  gatewayVars: { RATE_LIMIT_FACTOR: "1000", RATE_LIMITS_BENCH_SWITCH: "true" },
+  inspectorPort,
+});
+const url = new URL("/api/v1/workspaces", stack.url).href;
+const headers = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
+const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json();
+const isolates = Object.fromEntries(
+  await Promise.all(
+    ["crm-gateway", "crm-api-us"].map(async (worker) => {
+      const target = targets.find((candidate) => candidate.title?.endsWith(worker) || candidate.id?.endsWith(worker));
+      if (!target) throw new Error(`no inspector target for ${worker}: ${JSON.stringify(targets.map((t) => t.title ?? t.id))}`);
+      return [worker, await session(target.webSocketDebuggerUrl)];
+    }),
+  ),
+);
+// Warm both isolates (key cache, leases, compiled statements) before sampling.
+await load(url, { connections, durationMs: 2_000, headers });
+for (const inspector of Object.values(isolates)) {
+  await inspector.send("Profiler.enable");
+  await inspector.send("Profiler.setSamplingInterval", { interval: 100 });
+  await inspector.send("Profiler.start");
+}
+const started = performance.now();
+let sent = 0;
+await Promise.all(
+  Array.from({ length: connections }, async () => {
+    while (sent < requests) {
+      sent++;
+      const response = await fetch(url, { headers });
+      if (response.status !== 200) throw new Error(`status ${response.status}`);
+      await response.arrayBuffer();
+    }
+  }),
+);
+console.log(`${requests} requests, c=${connections}, in ${(performance.now() - started).toFixed(0)} ms (${buildDir})`);
+for (const [worker, inspector] of Object.entries(isolates)) {
+  const { profile } = await inspector.send("Profiler.stop");
+  report(worker, summarize(profile));
+  inspector.close();
+}
+await stack.mf.dispose();
