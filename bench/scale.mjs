@@ -1,8 +1,10 @@
 // A synthetic multi-tenant day against the local stack, at reduced scale (docs/scale.md): many
 // organizations of skewed sizes (Zipf), placed by the gateway's own least-filled-shard rule, send a
-// mix of record reads, lists, queries and writes whose volume follows a day's curve. Reports p50/p99
-// per route, the busiest and the quietest hour, and how organizations, requests, writes, rows and bytes
-// spread over the shards of each region.
+// mix of record reads, lists, queries and writes whose volume follows a day's curve. Every hour is
+// replayed also from one organization with one key at the same concurrency (the baseline). Reports
+// p50/p99 per route beside the baseline's, Durable Object calls per request and the API-key cache's
+// hit rate of each, the busiest and the quietest hour, how organizations, requests, writes, rows and
+// bytes spread over the shards of each region, and last `p50 / single-key baseline: <ratio>`.
 //   npm run bench -- --only=scale [--quick]
 import http from "node:http";
 import { regionShards } from "../packages/contracts/src/shards.ts";
