@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { control } from "@crm/db";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { apiKeyFromBytes, apiKeyPrefix, hashApiKey } from "../workers/gateway/src/api-keys";
@@ -47,19 +47,46 @@ describe("API keys", () => {
     expect(stored?.lastUsedAt).toBeGreaterThanOrEqual(before);
   });
 
-  it("keep only the activity the key's page shows: its latest 50 uses", async () => {
-    const { organizationId, userId } = await createOrganization();
-    const { key, id } = await createKey({ organizationId, ownerId: userId });
-    // Two flushes' worth: 40, then 30 more once the first are written (the prune runs with each write).
-    const use = (count: number, route: string) => Promise.all(Array.from({ length: count }, () => call(route, { key })));
-    const rowsOf = () => db().select().from(control.apiKeyActivity).where(eq(control.apiKeyActivity.apiKeyId, id));
-    await use(40, "/workspaces");
-    await eventually(rowsOf, (rows) => rows.length === 40);
+  it("keep only the activity the key's page shows: each key its latest 50 uses, keys written together", async () => {
+    const keys = await Promise.all(
+      [1, 2].map(async () => {
+        const { organizationId, userId } = await createOrganization();
+        return createKey({ organizationId, ownerId: userId });
+      }),
+    );
+    // Both keys' uses interleaved, so that one flush writes (and prunes) both: two rounds, 40 and then
+    // 30 more each once the first are written (the prune runs with each write).
+    const use = (count: number) =>
+      Promise.all(Array.from({ length: count }, (_, i) => call("/workspaces", { key: keys[i % 2]?.key as string })));
+    const rowsOf = () =>
+      db()
+        .select()
+        .from(control.apiKeyActivity)
+        .where(
+          inArray(
+            control.apiKeyActivity.apiKeyId,
+            keys.map((key) => key.id),
+          ),
+        );
+    const perKey = (rows: { apiKeyId: string; at: number }[], since = 0) =>
+      keys.map((key) => rows.filter((row) => row.apiKeyId === key.id && row.at >= since).length);
+    await use(80);
+    await eventually(rowsOf, (rows) => rows.length === 80);
     const secondRound = Date.now();
-    await use(30, "/workspaces");
-    const kept = await eventually(rowsOf, (rows) => rows.filter((row) => row.at >= secondRound).length === 30);
-    // The newest are kept: all 30 of the second round, and the latest 20 of the first.
-    expect(kept).toHaveLength(50);
+    await use(60);
+    const kept = await eventually(rowsOf, (rows) => perKey(rows, secondRound).every((count) => count === 30));
+    // The newest are kept: all 30 of the second round, and the latest 20 of the first, for each key.
+    expect(perKey(kept)).toEqual([50, 50]);
+    const stored = await db()
+      .select()
+      .from(control.apiKeys)
+      .where(
+        inArray(
+          control.apiKeys.id,
+          keys.map((key) => key.id),
+        ),
+      );
+    expect(stored.map((key) => key.lastUsedAt ?? 0).every((at) => at >= secondRound)).toBe(true);
   });
 
   it("reach only the workspaces of their limit", async () => {

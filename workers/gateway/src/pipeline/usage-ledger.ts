@@ -7,8 +7,8 @@
  */
 
 import { apiKeyActivityLimit, logUnexpectedError } from "@crm/contracts";
-import { control, insertRowsAsJson, newId, runBatch } from "@crm/db";
-import { and, desc, eq, notInArray, sql } from "drizzle-orm";
+import { control, inJsonList, insertRowsAsJson, newId, runBatch } from "@crm/db";
+import { gt, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 
@@ -109,11 +109,6 @@ async function flush(db: DrizzleD1Database): Promise<void> {
   }
 }
 
-/**
- * One D1 batch: activity rows (one statement), each key's latest lastUsedAt and its activity pruned
- * to what `GET /api-keys/{id}` shows (one row a request would grow the control D1 without end), and
- * the ledger summed per (organization, day, route) and per (key, day, route).
- */
 /** Counts one successful use into the ledger entry of what it is summed per (its key's values, in order). */
 function addUse<Entry extends { requests: number; costUnits: number }>(
   ledger: Map<string, Entry>,
@@ -127,8 +122,15 @@ function addUse<Entry extends { requests: number; costUnits: number }>(
   ledger.set(key, entry);
 }
 
+/**
+ * One D1 batch of at most five statements, however many keys, organizations and routes the uses
+ * span: the activity rows; each key's latest lastUsedAt; each key's activity pruned to what
+ * `GET /api-keys/{id}` shows (one row a request would grow the control D1 without end); and the
+ * ledger summed per (organization, day, route) and per (key, day, route). Every list travels as one
+ * JSON parameter: a statement per key and route made a flush of many tenants' uses hundreds of
+ * statements, each built by drizzle and prepared by D1 on its own (the scale benchmark, issue 30).
+ */
 async function writeUses(db: DrizzleD1Database, uses: CredentialUse[]): Promise<void> {
-  const statements: BatchItem<"sqlite">[] = [];
   const activity: (typeof control.apiKeyActivity.$inferInsert)[] = [];
   const lastUsed = new Map<string, number>();
   const ledger = new Map<string, typeof tokenUsage.$inferInsert>();
@@ -146,37 +148,48 @@ async function writeUses(db: DrizzleD1Database, uses: CredentialUse[]): Promise<
       if (use.apiKeyId) addUse(keyLedger, { apiKeyId: use.apiKeyId, day, route }, use.costUnits);
     }
   }
+  const statements: BatchItem<"sqlite">[] = [];
   if (activity.length > 0) statements.push(insertRowsAsJson(db, control.apiKeyActivity, activity));
-  const { apiKeys, apiKeyActivity } = control;
-  for (const [apiKeyId, at] of lastUsed) {
-    statements.push(db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, apiKeyId)));
-    const shown = db
-      .select({ id: apiKeyActivity.id })
-      .from(apiKeyActivity)
-      .where(eq(apiKeyActivity.apiKeyId, apiKeyId))
-      .orderBy(desc(apiKeyActivity.at), desc(apiKeyActivity.id))
-      .limit(apiKeyActivityLimit);
-    statements.push(
-      db.delete(apiKeyActivity).where(and(eq(apiKeyActivity.apiKeyId, apiKeyId), notInArray(apiKeyActivity.id, shown))),
-    );
-  }
+  if (lastUsed.size > 0) statements.push(...keysUsed(db, lastUsed));
   // On a conflict both ledgers add this batch's sums to the row as stored (unqualified columns are the stored row).
   const summed = { requests: sql`requests + excluded.requests`, costUnits: sql`cost_units + excluded.cost_units` };
-  for (const entry of ledger.values()) {
+  if (ledger.size > 0)
     statements.push(
-      db
-        .insert(tokenUsage)
-        .values(entry)
-        .onConflictDoUpdate({ target: [tokenUsage.organizationId, tokenUsage.day, tokenUsage.route], set: summed }),
+      insertRowsAsJson(db, tokenUsage, [...ledger.values()]).onConflictDoUpdate({
+        target: [tokenUsage.organizationId, tokenUsage.day, tokenUsage.route],
+        set: summed,
+      }),
     );
-  }
-  for (const entry of keyLedger.values()) {
+  if (keyLedger.size > 0)
     statements.push(
-      db
-        .insert(tokenUsageByKey)
-        .values(entry)
-        .onConflictDoUpdate({ target: [tokenUsageByKey.apiKeyId, tokenUsageByKey.day, tokenUsageByKey.route], set: summed }),
+      insertRowsAsJson(db, tokenUsageByKey, [...keyLedger.values()]).onConflictDoUpdate({
+        target: [tokenUsageByKey.apiKeyId, tokenUsageByKey.day, tokenUsageByKey.route],
+        set: summed,
+      }),
     );
-  }
   await runBatch(db, statements);
+}
+
+/**
+ * The keys' lastUsedAt (`lastUsed`: key id → its latest use) and their activity pruned to the latest
+ * `apiKeyActivityLimit` rows each, as two statements for all the keys.
+ */
+function keysUsed(db: DrizzleD1Database, lastUsed: Map<string, number>) {
+  const { apiKeys, apiKeyActivity } = control;
+  const ids = [...lastUsed.keys()];
+  const latest = JSON.stringify(Object.fromEntries(lastUsed));
+  const position = sql<number>`row_number() over (partition by ${apiKeyActivity.apiKeyId} order by ${apiKeyActivity.at} desc, ${apiKeyActivity.id} desc)`;
+  const ranked = db
+    .select({ id: apiKeyActivity.id, position: position.as("position") })
+    .from(apiKeyActivity)
+    .where(inJsonList(apiKeyActivity.apiKeyId, ids))
+    .as("ranked");
+  const beyondShown = db.select({ id: ranked.id }).from(ranked).where(gt(ranked.position, apiKeyActivityLimit));
+  return [
+    db
+      .update(apiKeys)
+      .set({ lastUsedAt: sql`json_extract(${latest}, '$."' || ${apiKeys.id} || '"')` })
+      .where(inJsonList(apiKeys.id, ids)),
+    db.delete(apiKeyActivity).where(inArray(apiKeyActivity.id, beyondShown)),
+  ] as const;
 }
