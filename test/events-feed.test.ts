@@ -1,7 +1,7 @@
 import { insertRowsAsJson, newId, regional } from "@crm/db";
 import { and, eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { pruneEvents } from "../workers/api/src/domain/events-feed/stored-events";
+import { pruneEvents, writeOrder } from "../workers/api/src/domain/events-feed/stored-events";
 import { createObjectType, type ErrorBody, expectStatus, unique } from "./crm";
 import { createKey, createOrganization, regionDb } from "./fixtures";
 import { addInboxMember, addPerson } from "./inbox";
@@ -48,14 +48,17 @@ async function walk(key: string, query: string, between: () => Promise<unknown> 
   return events;
 }
 
-/** The workspace's events as the outbox holds them, in write order. */
+/**
+ * The workspace's events as the outbox holds them, in write order: the feed's own order. (Not by id:
+ * two events written in the same millisecond have ids in random order.)
+ */
 const stored = async (workspaceId: string) =>
   (
     await regionDb("us")
       .select({ id: eventOutbox.id, type: eventOutbox.type })
       .from(eventOutbox)
       .where(eq(eventOutbox.workspaceId, workspaceId))
-      .orderBy(eventOutbox.id)
+      .orderBy(writeOrder)
   ).filter((row) => row.type !== "webhook.test");
 
 describe("GET /events", () => {
