@@ -1,10 +1,10 @@
 import { type listWebhookDeliveries, testWebhook } from "@crm/contracts";
-import { insertRowsAsJson, newId, regional } from "@crm/db";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { deliveryId } from "../workers/api/src/domain/webhooks/fanout";
 import { bodyOf, createObjectType, type ErrorBody, errorOf, expectStatus, type ResponseOf, unique } from "./crm";
-import { createOrganization, regionDb } from "./fixtures";
+import { createOrganization } from "./fixtures";
+import { seedDispatchedEvents } from "./outbox-history";
 import { firstReceived, program, type Received, received, receivedBefore, receiverPath, receiverUrl } from "./receiver";
 import { call, eventually } from "./stack";
 
@@ -250,39 +250,8 @@ describe("POST /webhooks/{webhookId}/replay", () => {
     const replayed = await place();
     const path = receiverPath();
     const { webhook, secret } = await subscribe(replayed, path);
-    // A day of history, already delivered once: in the outbox and marked queued, as after a dispatch.
-    const start = Date.now();
-    const history = Array.from({ length: 2_000 }, (_, i) => {
-      // Twenty events a millisecond: the whole history is in the past within 100 ms.
-      const createdAt = start + Math.floor(i / 20);
-      const id = newId("evt", createdAt);
-      const event = {
-        id,
-        type: "record.created",
-        createdAt,
-        organizationId: replayed.organizationId,
-        workspaceId: replayed.workspaceId,
-        objectTypeId: replayed.objectTypeId,
-        actor: { type: "user", id: replayed.userId },
-        data: { id: newId("rec", createdAt) },
-      };
-      return {
-        id,
-        organizationId: replayed.organizationId,
-        workspaceId: replayed.workspaceId,
-        objectTypeId: replayed.objectTypeId,
-        type: "record.created",
-        payload: JSON.stringify(event),
-        createdAt,
-        queuedAt: createdAt,
-        claimedAt: createdAt,
-      };
-    });
-    const db = regionDb("us");
-    for (let i = 0; i < history.length; i += 500)
-      await db.run(insertRowsAsJson(db, regional.eventOutbox, history.slice(i, i + 500)));
-
-    while (Date.now() <= start + 100) await new Promise((resolve) => setTimeout(resolve, 20));
+    // History already delivered once: in the outbox and marked queued, as after a dispatch.
+    const { start, eventIds } = await seedDispatchedEvents(replayed, 2_000);
     const live = await place();
     const livePath = receiverPath();
     await subscribe(live, livePath);
@@ -312,7 +281,7 @@ describe("POST /webhooks/{webhookId}/replay", () => {
     );
     expect(all).toHaveLength(2_000);
     // Each with the delivery id its event had for this subscription.
-    const expected = new Set(await Promise.all(history.map((row) => deliveryId(row.id, webhook.id))));
+    const expected = new Set(await Promise.all(eventIds.map((id) => deliveryId(id, webhook.id))));
     expect(new Set(all.map((request) => request.headers["webhook-id"]))).toEqual(expected);
     const sample = all[1_234] as Received;
     expect(() => new Webhook(secret).verify(sample.body, sample.headers)).not.toThrow();

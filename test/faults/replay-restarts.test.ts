@@ -1,9 +1,8 @@
 import { abortAllDurableObjects } from "cloudflare:test";
-import { insertRowsAsJson, newId, regional } from "@crm/db";
 import { describe, expect, it } from "vitest";
 import { deliveryId } from "../../workers/api/src/domain/webhooks/fanout";
 import { unique } from "../crm";
-import { regionDb } from "../fixtures";
+import { seedDispatchedEvents } from "../outbox-history";
 import { program, received } from "../receiver";
 import { call, eventually } from "../stack";
 import { workspace } from "../webhook-lanes";
@@ -18,41 +17,6 @@ import { workspace } from "../webhook-lanes";
  * restart that can come midway; test/faults/lane-restarts.test.ts covers evictions.)
  */
 
-/** Events of the last moment in the workspace's outbox, already dispatched (as after their first delivery). */
-async function seedHistory(place: Awaited<ReturnType<typeof workspace>>, count: number) {
-  const start = Date.now();
-  const rows = Array.from({ length: count }, (_, i) => {
-    const createdAt = start + Math.floor(i / 20);
-    const id = newId("evt", createdAt);
-    const event = {
-      id,
-      type: "record.created",
-      createdAt,
-      organizationId: place.organizationId,
-      workspaceId: place.workspaceId,
-      objectTypeId: place.objectType.id,
-      actor: { type: "user", id: place.userId },
-      data: { id: newId("rec", createdAt) },
-    };
-    return {
-      id,
-      organizationId: place.organizationId,
-      workspaceId: place.workspaceId,
-      objectTypeId: place.objectType.id,
-      type: "record.created",
-      payload: JSON.stringify(event),
-      createdAt,
-      queuedAt: createdAt,
-      claimedAt: createdAt,
-    };
-  });
-  const db = regionDb("us");
-  for (let i = 0; i < rows.length; i += 500) await db.run(insertRowsAsJson(db, regional.eventOutbox, rows.slice(i, i + 500)));
-  // Every event is in the past before the replay's range ends.
-  while (Date.now() <= start + count / 20 + 1) await new Promise((resolve) => setTimeout(resolve, 10));
-  return { since: start - 1_000, eventIds: rows.map((row) => row.id) };
-}
-
 describe("a replay whose lane is cut midway", () => {
   it("delivers every event of the range, each under its own webhook-id, and ends every delivery", async () => {
     const count = 240;
@@ -64,12 +28,12 @@ describe("a replay whose lane is cut midway", () => {
       Array.from({ length: count }, () => ({ status: 200, delayMs: 100 })),
     );
     const webhook = await place.subscribe(path);
-    const { since, eventIds } = await seedHistory(place, count);
+    const { start, eventIds } = await seedDispatchedEvents({ ...place, objectTypeId: place.objectType.id }, count);
 
     const response = await call(`/webhooks/${webhook.id}/replay`, {
       method: "POST",
       key: place.key,
-      json: { sinceMs: since },
+      json: { sinceMs: start - 1_000 },
     });
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ queued: count });
