@@ -5,6 +5,7 @@
 //   bash scripts/toolchain.sh node bench/profile-pipeline.mjs [--requests=3000] [--connections=1] [--top=30]
 import { buildDir, startStack } from "../scripts/lib/stack.mjs";
 import { load } from "./load.mjs";
+import { inspectorSession } from "./profile.mjs";
 
 const argument = (name, fallback) => {
   const found = process.argv.find((arg) => arg.startsWith(`--${name}=`));
@@ -14,35 +15,6 @@ const requests = Number(argument("requests", "3000"));
 const connections = Number(argument("connections", "1"));
 const top = Number(argument("top", "30"));
 const inspectorPort = 9230 + Math.floor(Math.random() * 500);
-
-/** One Worker's inspector session: `send` a CDP method and await its result. */
-async function session(webSocketUrl) {
-  const socket = new WebSocket(webSocketUrl);
-  await new Promise((resolve, reject) => {
-    socket.onopen = resolve;
-    socket.onerror = reject;
-  });
-  let next = 1;
-  const pending = new Map();
-  socket.onmessage = (event) => {
-    const message = JSON.parse(event.data);
-    if (message.id && pending.has(message.id)) {
-      pending.get(message.id)(message);
-      pending.delete(message.id);
-    }
-  };
-  return {
-    send: (method, params = {}) =>
-      new Promise((resolve, reject) => {
-        const id = next++;
-        pending.set(id, (message) =>
-          message.error ? reject(new Error(JSON.stringify(message.error))) : resolve(message.result),
-        );
-        socket.send(JSON.stringify({ id, method, params }));
-      }),
-    close: () => socket.close(),
-  };
-}
 
 /**
  * Self and inclusive sampled time per function (by name and place), over the samples whose top frame
@@ -116,15 +88,8 @@ const stack = await startStack({
 });
 const url = new URL("/api/v1/workspaces", stack.url).href;
 const headers = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
-const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json();
 const isolates = Object.fromEntries(
-  await Promise.all(
-    ["crm-gateway", "crm-api-us"].map(async (worker) => {
-      const target = targets.find((candidate) => candidate.title?.endsWith(worker) || candidate.id?.endsWith(worker));
-      if (!target) throw new Error(`no inspector target for ${worker}: ${JSON.stringify(targets.map((t) => t.title ?? t.id))}`);
-      return [worker, await session(target.webSocketDebuggerUrl)];
-    }),
-  ),
+  await Promise.all(["crm-gateway", "crm-api-us"].map(async (worker) => [worker, await inspectorSession(inspectorPort, worker)])),
 );
 // Warm both isolates (key cache, leases, compiled statements) before sampling.
 await load(url, { connections, durationMs: 2_000, headers });

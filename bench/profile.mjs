@@ -3,8 +3,8 @@
 // writes a `.cpuprofile` (Chrome DevTools opens it) and returns the functions by self time.
 import { writeFile } from "node:fs/promises";
 
-/** The inspector session of the isolate whose target title names `worker`. */
-async function session(port, worker) {
+/** The inspector session of the isolate whose target title names `worker`: `send` a CDP method and await its result. */
+export async function inspectorSession(port, worker) {
   const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
   const target = targets.find((candidate) => candidate.title?.includes(worker) || candidate.id?.includes(worker));
   if (!target) throw new Error(`No inspector target for ${worker}: ${targets.map((t) => t.title ?? t.id).join(", ")}`);
@@ -50,7 +50,7 @@ function selfTimes(profile) {
 }
 
 export async function startProfile(port, worker) {
-  const inspector = await session(port, worker);
+  const inspector = await inspectorSession(port, worker);
   await inspector.send("Profiler.enable");
   await inspector.send("Profiler.setSamplingInterval", { interval: 500 });
   await inspector.send("Profiler.start");
