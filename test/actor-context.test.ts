@@ -20,7 +20,7 @@ const request = (requestId: string, target: string): ContextRequest => ({
   method: "GET",
   path: "/records/{recordId}",
   target,
-  surface: "rest",
+  surface: "api",
   issuedAt: 1_800_000_000_000,
 });
 
