@@ -1,22 +1,20 @@
 // `pnpm run check` (what `npm test` runs): every check of the project, the independent ones at the
 // same time, each step's time printed at the end (docs/testing.md reads them).
-//   1. The regional build (the tests load it), biome and both type checks, side by side: each is
-//      short and mostly one core.
-//   2. vitest, beside the OpenAPI lint and then the MCP checks against a dev stack of their own:
-//      the tests wait on timers and receivers much of the time, so the second core is not idle.
+//   1. The regional build, which the tests and the MCP checks load.
+//   2. vitest, beside Biome and both type checks, then the OpenAPI lint and the MCP checks against a
+//      dev stack of their own: the tests wait on timers and receivers much of the time, so the
+//      second core is not idle, and vitest's own last minutes run few files.
 // A step's output is printed when it ends (vitest's as it runs); the run fails if any step failed.
 import { spawn } from "node:child_process";
 
 const stages = [
-  [
-    ["build:regions", "pnpm", ["run", "--silent", "build:regions"]],
-    ["biome", "biome", ["ci", "--error-on-warnings", "."]],
-    ["tsc", "tsc", ["-p", "."]],
-    ["tsc test/node", "tsc", ["-p", "test/node"]],
-  ],
+  [["build:regions", "pnpm", ["run", "--silent", "build:regions"]]],
   [
     ["vitest", "vitest", ["run"], { live: true }],
     [
+      ["biome", "biome", ["ci", "--error-on-warnings", "."]],
+      ["tsc", "tsc", ["-p", "."]],
+      ["tsc test/node", "tsc", ["-p", "test/node"]],
       ["lint:openapi", "pnpm", ["run", "--silent", "lint:openapi"]],
       ["check:mcp", "pnpm", ["run", "--silent", "check:mcp"]],
     ],
@@ -48,11 +46,12 @@ function run([name, command, args, { live = false } = {}]) {
   });
 }
 
-/** A step, or a list of steps run one after another (stopping at the first that fails). */
+/** A step, or a list of steps run one after another (each of them, so that one run shows every failure). */
 async function runStep(step) {
   if (typeof step[0] === "string") return run(step);
-  for (const inner of step) if (!(await run(inner))) return false;
-  return true;
+  let passed = true;
+  for (const inner of step) passed = (await run(inner)) && passed;
+  return passed;
 }
 
 const started = Date.now();

@@ -379,11 +379,14 @@ describe("the console in a browser", () => {
     await inspect(page, "api-key-gone");
     const card = page.locator("article", { hasText: "A key with a long name" });
     await card.getByRole("link", { name: /^Replace/ }).click();
+    // The link navigates: the page is read once the confirmation has loaded, not while it unloads.
+    await page.waitForURL((url) => url.pathname.endsWith("/replace"));
     await inspect(page, "api-key-replace-confirm");
     await page.getByRole("button", { name: "Replace key" }).click();
     await page.waitForURL((url) => url.searchParams.has("reveal"));
     await inspect(page, "api-key-replaced");
     await card.getByRole("link", { name: /^Revoke/ }).click();
+    await page.waitForURL((url) => url.pathname.endsWith("/revoke"));
     await inspect(page, "api-key-revoke-confirm");
     await page.getByRole("button", { name: "Revoke key" }).click();
     await page.waitForURL((url) => url.searchParams.has("revoked"));
