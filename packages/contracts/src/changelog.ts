@@ -491,6 +491,12 @@ export const changelog: Release[] = [
           "The OpenAPI document's `Person` and `CrmFilter` components are no longer nullable themselves: a generated client typed every assignee as `Person | null` and every filter as nullable. Null is now allowed only where it is (a view's `creator`, a view's `filter`), as `anyOf: [$ref, null]`. A GET sent with `Content-Type: application/json` and no body answered 500; it is now served as any GET.",
         routes: ["GET /openapi.json"],
       },
+      {
+        category: "behaviour_change",
+        summary:
+          "An API key's requests are all its owner's, so with the key budget no larger than the identity budget (180 each) the key window is enforced through the identity window: a key still never passes 180 requests a minute, but a 429 or the `RateLimit` headers name `identity` where they could name `api_key` before, and the key's counter is no longer asked.",
+        routes: [],
+      },
     ],
   },
   {

@@ -63,7 +63,11 @@ export function callerWindows(
   // Keyed by organization too (DESIGN.md section 4): an app's id is its client id, the same in every
   // organization it is installed in, and one installation's traffic must not spend another's budget.
   const windows = [minuteWindow("identity", `actor:${request.organizationId}:${request.actorId}`, budgets)];
-  if (request.apiKeyId) windows.push(minuteWindow("api_key", `key:${request.apiKeyId}`, budgets));
+  // A key's requests are all its owner's (the identity, in the key's organization): a key window
+  // with no smaller budget than the identity's cannot fill while the identity's has room, so it is
+  // not counted apart; a call to its object would buy nothing.
+  if (request.apiKeyId && budgets.api_key < budgets.identity)
+    windows.push(minuteWindow("api_key", `key:${request.apiKeyId}`, budgets));
   return windows;
 }
 

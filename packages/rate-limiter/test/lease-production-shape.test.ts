@@ -8,11 +8,13 @@ import { busiestWindow, MINUTE, platform, settleEverything } from "./simulated-p
  * The leases in production's shape (issue 30): one key's requests spread over 50 gateway isolates,
  * each of which sees it rarely, 20 ms from the objects. 48 organizations with Zipf-distributed
  * rates (the largest 3 requests a second, the smallest 0.1), each with API keys, workspaces and
- * the scale simulation's route mix, so every request meets the six windows of DESIGN.md section 4
- * with their real budgets (five for `GET /workspaces`, which names no workspace).
+ * the scale simulation's route mix, so every request meets the windows of DESIGN.md section 4 as
+ * the gateway counts them (`windowsFor`), with their real budgets: five (four for `GET /workspaces`,
+ * which names no workspace), the API key's window being its owner's identity's at these budgets.
  *
  * Calls per request count every call an isolate makes to an object: grants, growth, renewals
- * ahead of a lease's end and returns of unused slots, each one call to one object.
+ * ahead of a lease's end and returns of unused slots, each one call to one object; they are
+ * printed by window and by kind.
  */
 
 const ISOLATES = 50;
@@ -142,6 +144,10 @@ describe("leases in production's shape", () => {
       [
         `lease simulation, production shape: ${requests} requests in ${DURATION_MS / MINUTE} min from ${ORGANIZATIONS} organizations (Zipf, ${SMALLEST_RPS}-${LARGEST_RPS} rps) over ${ISOLATES} isolates, ${2 * ONE_WAY_MS} ms round trip, ${windowsByKey.size} counter keys`,
         `Durable Object calls per request, after the first ${WARM_UP_MS / MINUTE} min: ${((calls - warm.calls) / warmRequests).toFixed(3)}; in the first ${WARM_UP_MS / MINUTE} min: ${(warm.calls / warm.requests).toFixed(3)}; over the run by window: ${[...world.callsByScope].map(([scope, count]) => `${scope} ${(count / requests).toFixed(3)}`).join(", ")}`,
+        `by window and kind: ${[...world.callsByKind]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([kind, count]) => `${kind} ${(count / requests).toFixed(3)}`)
+          .join(", ")}`,
         `admission wait after the first ${WARM_UP_MS / MINUTE} min: p50 ${percentile(waits, 0.5)} ms, p90 ${percentile(waits, 0.9)} ms, p99 ${percentile(waits, 0.99)} ms; admitted locally: ${((100 * waits.filter((wait) => wait === 0).length) / waits.length).toFixed(1)}%`,
         `refused: ${world.refused}; fullest window: ${(100 * busiest).toFixed(0)}% of its budget`,
       ].join("\n"),

@@ -85,6 +85,8 @@ export interface Platform {
   refused: number;
   /** Calls to the objects, by the scope of the window called. */
   readonly callsByScope: Map<string, number>;
+  /** Calls to the objects, by scope and kind: `grant` (no lease continued), `growth`, `renewal` (continued, no more slots asked), `return` (settling only). */
+  readonly callsByKind: Map<string, number>;
   /** Ms each answered request waited for its admission or refusal. */
   readonly waits: number[];
   /** Requests whose call to an object failed (answered with an error, not admitted). */
@@ -142,9 +144,13 @@ export function platform(seed: number, isolateCount: number, minDelayMs = 1, max
   const lostSettlements = new Set<string>();
   const settled = new Set<string>();
   const callsByScope = new Map<string, number>();
+  const callsByKind = new Map<string, number>();
   const counters: LeaseCounters = (window, want, settlements, continuing) =>
     new Promise((resolve, reject) => {
       callsByScope.set(window.scope, (callsByScope.get(window.scope) ?? 0) + 1);
+      const held = ledgers.get(window.key)?.leases.find((lease) => lease.id === continuing);
+      const kind = want === 0 ? "return" : !held ? "grant" : want > held.slots ? "growth" : "renewal";
+      callsByKind.set(`${window.scope} ${kind}`, (callsByKind.get(`${window.scope} ${kind}`) ?? 0) + 1);
       const faulty = faults !== undefined && simulation.now < faults.untilMs;
       const fault = faulty ? draw() : 1;
       const slow = faulty && draw() < faults.slow;
@@ -178,6 +184,7 @@ export function platform(seed: number, isolateCount: number, minDelayMs = 1, max
     isolates,
     refused: 0,
     callsByScope,
+    callsByKind,
     waits: [],
     failed: 0,
     lostSettlements,

@@ -13,6 +13,7 @@ import {
   inboundWindows,
   ipWindow,
   leaseCounters,
+  RATE_LIMITS,
   windowsFor,
 } from "../src/windows";
 
@@ -76,9 +77,22 @@ describe("windowsFor", () => {
       { scope: "organization", key: "org:org-a", limit: 600, windowMs: 60_000 },
       { scope: "workspace", key: "ws:org-a:ws-a", limit: 300, windowMs: 60_000 },
       { scope: "identity", key: "actor:org-a:actor-a", limit: 180, windowMs: 60_000 },
-      { scope: "api_key", key: "key:key-a", limit: 180, windowMs: 60_000 },
       { scope: "route", key: "route:org-a:GET /records/{recordId}", limit: 120, windowMs: 60_000 },
       { scope: "platform", key: "platform", limit: 2000, windowMs: 60_000 },
+    ]);
+  });
+
+  it("counts the API key apart only when its budget is smaller than its owner's identity's", () => {
+    // The key's requests are all its owner's: with the real budgets (180 each) its window cannot fill first.
+    expect(windowsFor(request("a")).map((window) => window.scope)).not.toContain("api_key");
+    const budgets = { ...RATE_LIMITS, api_key: 100 };
+    expect(windowsFor(request("a"), budgets).map((window) => window.key)).toEqual([
+      "org:org-a",
+      "ws:org-a:ws-a",
+      "actor:org-a:actor-a",
+      "key:key-a",
+      "route:org-a:GET /records/{recordId}",
+      "platform",
     ]);
   });
 
@@ -88,7 +102,11 @@ describe("windowsFor", () => {
   });
 
   it("gives an MCP request that runs no route the caller's identity and key windows only", () => {
-    expect(callerWindows(request("c")).map((window) => window.key)).toEqual(["actor:org-c:actor-c", "key:key-c"]);
+    expect(callerWindows(request("c")).map((window) => window.key)).toEqual(["actor:org-c:actor-c"]);
+    expect(callerWindows(request("c"), { ...RATE_LIMITS, api_key: 100 }).map((window) => window.key)).toEqual([
+      "actor:org-c:actor-c",
+      "key:key-c",
+    ]);
     expect(callerWindows({ ...request("d"), apiKeyId: null }).map((window) => window.scope)).toEqual(["identity"]);
   });
 
@@ -115,19 +133,19 @@ describe("admit", () => {
     const time = { now: START };
     const windows = windowsFor(request("tightest"));
     await freezeClocks(windows, time);
-    const apiKey = byScope(windows, "api_key");
-    await fill(apiKey, 100);
+    const identity = byScope(windows, "identity");
+    await fill(identity, 100);
 
     time.now = START + 15_500;
     const { admitThrough, endLeases } = isolate(time);
     const result = await admitThrough(windows);
     expect(result).toEqual({
       allowed: true,
-      tightest: { scope: "api_key", limit: 180, remaining: 79, resetSeconds: 45, windowMs: 60_000 },
+      tightest: { scope: "identity", limit: 180, remaining: 79, resetSeconds: 45, windowMs: 60_000 },
     });
     await endLeases();
     for (const window of windows.filter((candidate) => candidate.scope !== "platform")) {
-      expect(await counted(window)).toBe(window === apiKey ? 101 : 1);
+      expect(await counted(window)).toBe(window === identity ? 101 : 1);
     }
   });
 
