@@ -15,13 +15,15 @@ export async function seedItems(db) {
   );
 }
 
-export async function startFloor(buildDir) {
+/** `inspectorPort` opens workerd's inspector (`bench/profile-pipeline.mjs --floor`). */
+export async function startFloor(buildDir, { inspectorPort, assets } = {}) {
   const scriptPath = `${buildDir}/floor-gateway/index.js`;
   await build({ entryPoints: ["bench/floor-gateway.ts"], bundle: true, format: "esm", outfile: scriptPath, logLevel: "warning" });
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       host: "127.0.0.1",
       port: 0,
+      inspectorPort,
       workers: [
         {
           name: "floor-gateway",
@@ -29,6 +31,7 @@ export async function startFloor(buildDir) {
           scriptPath,
           compatibilityDate: "2026-11-01",
           serviceBindings: { REGION: "floor-region" },
+          assets,
         },
         {
           name: "floor-region",
