@@ -58,7 +58,9 @@ const get = (url, headers, status = 200) =>
       .on("error", reject);
   });
 
-const stack = await started(() => startStack({ gatewayVars: { RATE_LIMIT_FACTOR: "1000", RATE_LIMITS_BENCH_SWITCH: "true" } }));
+const gatewayVars = { RATE_LIMIT_FACTOR: "1000", RATE_LIMITS_BENCH_SWITCH: "true" };
+const stack = await started(() => startStack({ gatewayVars }));
+const unrouted = await started(() => startStack({ gatewayVars, gatewayAssets: false }));
 const bare = await started(() => startBare());
 const floor = await started(() => startFloor(buildDir));
 // The floor with the gateway's static-assets configuration: miniflare then runs its assets router
@@ -76,6 +78,11 @@ const candidates = {
   "(f) floor behind the gateway's assets router": { pid: routedFloor.pid, url: routedFloor.url },
   "(b) pipeline": pipeline,
   "(d) pipeline, limiter off": { ...pipeline, headers: { ...pipeline.headers, "x-bench-rate-limits": "off" } },
+  "(b-) pipeline, the gateway without [assets]": {
+    pid: unrouted.pid,
+    url: new URL("/api/v1/workspaces", unrouted.url).href,
+    headers: { authorization: `Bearer ${unrouted.demo.organizations[0].users[0].apiKey}` },
+  },
   // The gateway's part alone, no region: its app and log line for an unknown route; then also the
   // credential, its booking and an error's rendering (a key naming another organization: 400).
   "(g) gateway, unknown route (404)": { pid: stack.pid, url: new URL("/api/v1/no-such-route", stack.url).href, status: 404 },
@@ -100,11 +107,11 @@ for (const [name, values] of Object.entries(perRequest))
   console.log(
     `${name}: ${median(values).toFixed(3)} ms of workerd CPU a request (rounds: ${values.map((v) => v.toFixed(2)).join(", ")})`,
   );
-const [a, e, f, b, d, g, h] = Object.values(perRequest).map(median);
+const [a, e, f, b, d, unroutedB, g, h] = Object.values(perRequest).map(median);
 console.log(
   `pipeline over floor (b - e): ${(b - e).toFixed(3)} ms a request; floor over bare (e - a): ${(e - a).toFixed(3)} ms; b/e ${(b / e).toFixed(2)}; the limiter (b - d): ${(b - d).toFixed(3)} ms
-the assets router in front of a gateway (f - e): ${(f - e).toFixed(3)} ms
+the assets router in front of a gateway (f - e): ${(f - e).toFixed(3)} ms; in front of the pipeline's, (b) - (b-): ${(b - unroutedB).toFixed(3)} ms
 the gateway alone, no limiter and no region: its app and log line (g) ${g.toFixed(3)} ms, with the credential and booking (h) ${h.toFixed(3)} ms; forwarding and the region, (d - h): ${(d - h).toFixed(3)} ms`,
 );
 agent.destroy();
-for (const started of [stack, bare, floor, routedFloor]) await started.mf.dispose();
+for (const started of [stack, unrouted, bare, floor, routedFloor]) await started.mf.dispose();
