@@ -39,8 +39,14 @@ added p50 (b - a) at c=1: ${(figures.full1.p50 - figures.bare1.p50).toFixed(2)} 
 limiter's p50 (b - d) at c=1: ${(figures.full1.p50 - figures.unlimited1.p50).toFixed(2)} ms
 Durable Object calls per request (b): ${figures.full1.callsPerRequest.toFixed(3)} at c=1, ${figures.full32.callsPerRequest.toFixed(3)} at c=32 (target <= 0.2)
 `);
-  await bare.mf.dispose();
   const floor = await startFloor(buildDir);
-  await floorComparison({ pipeline: { url: pipelineUrl, headers: auth }, floorUrl: floor.url, durationMs, row });
+  await floorComparison({
+    pipeline: { url: pipelineUrl, headers: auth },
+    bareUrl: bare.url,
+    floorUrl: floor.url,
+    durationMs,
+    row,
+  });
   await floor.mf.dispose();
+  await bare.mf.dispose();
 }

@@ -1,9 +1,12 @@
 // CPU profiles of the pipeline's two isolates (the gateway and the us region) for the benchmark's
 // request, `GET /api/v1/workspaces` with alice's key, through workerd's inspector: self and
-// inclusive time per function, as shares of each isolate's sampled CPU. Not a section of the
-// benchmark (it measures where time goes, not how fast): run it on its own after a bench build,
-//   bash scripts/toolchain.sh node bench/profile-pipeline.mjs [--requests=3000] [--connections=1] [--top=30]
+// inclusive time per function, as shares of each isolate's sampled CPU. `--floor` profiles the
+// two-Worker floor's isolates instead (bench/floor.mjs: a bare gateway forwarding to the bare one-read
+// handler), what the pipeline's are read against. Not a section of the benchmark (it measures where
+// time goes, not how fast): run it on its own after a bench build,
+//   bash scripts/toolchain.sh node bench/profile-pipeline.mjs [--floor] [--requests=3000] [--connections=1] [--top=30]
 import { buildDir, startStack } from "../scripts/lib/stack.mjs";
+import { startFloor } from "./floor.mjs";
 import { load } from "./load.mjs";
 import { inspectorSession } from "./profile.mjs";
 
@@ -82,14 +85,27 @@ function report(name, { self, inclusive, natives, own, gc, elsewhere }) {
   );
 }
 
-const stack = await startStack({
-  gatewayVars: { RATE_LIMIT_FACTOR: "1000", RATE_LIMITS_BENCH_SWITCH: "true" },
-  inspectorPort,
-});
-const url = new URL("/api/v1/workspaces", stack.url).href;
-const headers = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
+/** The pipeline's stack, or the floor: its URL, request headers and the two isolates to profile. */
+async function target() {
+  if (process.argv.includes("--floor")) {
+    const floor = await startFloor(buildDir, { inspectorPort });
+    return { mf: floor.mf, url: floor.url, headers: {}, workers: ["floor-gateway", "floor-region"] };
+  }
+  const stack = await startStack({
+    gatewayVars: { RATE_LIMIT_FACTOR: "1000", RATE_LIMITS_BENCH_SWITCH: "true" },
+    inspectorPort,
+  });
+  return {
+    mf: stack.mf,
+    url: new URL("/api/v1/workspaces", stack.url).href,
+    headers: { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` },
+    workers: ["crm-gateway", "crm-api-us"],
+  };
+}
+
+const { mf, url, headers, workers } = await target();
 const isolates = Object.fromEntries(
-  await Promise.all(["crm-gateway", "crm-api-us"].map(async (worker) => [worker, await inspectorSession(inspectorPort, worker)])),
+  await Promise.all(workers.map(async (worker) => [worker, await inspectorSession(inspectorPort, worker)])),
 );
 // Warm both isolates (key cache, leases, compiled statements) before sampling.
 await load(url, { connections, durationMs: 2_000, headers });
@@ -104,7 +120,8 @@ await Promise.all(
   Array.from({ length: connections }, async () => {
     while (sent < requests) {
       sent++;
-      const response = await fetch(url, { headers });
+      // Uncompressed, as the benchmark's client asks (fetch would ask for gzip, and workerd would compress).
+      const response = await fetch(url, { headers: { ...headers, "accept-encoding": "identity" } });
       if (response.status !== 200) throw new Error(`status ${response.status}`);
       await response.arrayBuffer();
     }
@@ -116,4 +133,4 @@ for (const [worker, inspector] of Object.entries(isolates)) {
   report(worker, summarize(profile));
   inspector.close();
 }
-await stack.mf.dispose();
+await mf.dispose();

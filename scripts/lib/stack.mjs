@@ -75,6 +75,9 @@ function workerFromConfig(configPath, scriptPath, extraBindings) {
  * the body, handed to the gateway's `email()` as Email Routing would), for the inbox benchmark.
  * `extraWorkers` run beside the stack in the same runtime (the chaos benchmark's restarter).
  * `inspectorPort` opens workerd's inspector (one target per Worker, for CPU profiles).
+ * `gatewayAssets: false` leaves out the gateway's `[assets]` (the reference page's Scalar files), and
+ * with them the assets router miniflare runs in front of every gateway request: what that router
+ * costs the API (bench/cpu-per-request.mjs).
  */
 export async function startStack({
   gatewayVars = {},
@@ -82,8 +85,10 @@ export async function startStack({
   triggerHandlers = false,
   extraWorkers = [],
   inspectorPort,
+  gatewayAssets = true,
 } = {}) {
   const regionalConfigs = writeRegionalConfigs();
+  const { assets, ...gateway } = workerFromConfig(gatewayConfigPath, gatewayBundle, { ...gatewaySecrets, ...gatewayVars });
   const options = convertV4MiniflareOptions({
     host: "127.0.0.1",
     port: 0,
@@ -97,10 +102,7 @@ export async function startStack({
         (level === "error" || level === "warn" ? console.error : console.log)(message);
     },
     workers: [
-      {
-        ...workerFromConfig(gatewayConfigPath, gatewayBundle, { ...gatewaySecrets, ...gatewayVars }),
-        name: "crm-gateway",
-      },
+      { ...gateway, ...(gatewayAssets ? { assets } : {}), name: "crm-gateway" },
       {
         ...workerFromConfig(regionalConfigs.us, regionalBundle, {
           ...regionSecrets("us"),

@@ -1,0 +1,117 @@
+// workerd's CPU time a request for (a) the bare one-read handler, (e) the two-Worker floor and (b)
+// the full pipeline, read from /proc (user + system time of each one's workerd process) over
+// sequential requests in alternating rounds. CPU time, unlike latency, hardly moves with a shared
+// machine's load, so it shows what the pipeline costs over the floor when wall-clock figures cannot.
+// Not a section of the benchmark: run it on its own after a bench build,
+//   bash scripts/toolchain.sh node bench/cpu-per-request.mjs [--requests=500] [--rounds=4]
+import { readdirSync, readFileSync } from "node:fs";
+import http from "node:http";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { gatewayConfigPath } from "../scripts/lib/databases.mjs";
+import { buildDir, startStack } from "../scripts/lib/stack.mjs";
+import { startBare } from "./bare.mjs";
+import { startFloor } from "./floor.mjs";
+
+const argument = (name, fallback) => Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
+const requests = argument("requests", 500);
+const rounds = argument("rounds", 4);
+const ticksPerMs = 100 / 1000; // USER_HZ: /proc counts CPU time in hundredths of a second
+
+/** The workerd processes this Node process has started (each Miniflare runs one). */
+const workerdPids = () =>
+  readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "workerd" && statFields(pid)[1] === String(process.pid);
+      } catch {
+        return false;
+      }
+    });
+/** /proc/<pid>/stat's fields after the command name: the 2nd is the parent, the 12th and 13th user and system time. */
+const statFields = (pid) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+};
+const cpuTicks = (pid) => {
+  const fields = statFields(pid);
+  return Number(fields[11]) + Number(fields[12]);
+};
+/** Starts a Miniflare and names the workerd process it started. */
+async function started(start) {
+  const before = new Set(workerdPids());
+  const result = await start();
+  const [pid] = workerdPids().filter((candidate) => !before.has(candidate));
+  return { ...result, pid };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const get = (url, headers, status = 200) =>
+  new Promise((resolve, reject) => {
+    http
+      .get(url, { agent, headers }, (response) => {
+        response.resume();
+        response.on("end", () =>
+          response.statusCode === status ? resolve() : reject(new Error(`${url}: ${response.statusCode}`)),
+        );
+      })
+      .on("error", reject);
+  });
+
+const gatewayVars = { RATE_LIMIT_FACTOR: "1000", RATE_LIMITS_BENCH_SWITCH: "true" };
+const stack = await started(() => startStack({ gatewayVars }));
+const unrouted = await started(() => startStack({ gatewayVars, gatewayAssets: false }));
+const bare = await started(() => startBare());
+const floor = await started(() => startFloor(buildDir));
+// The floor with the gateway's static-assets configuration: miniflare then runs its assets router
+// in front of the floor's gateway, as it does in front of the pipeline's (wrangler.toml `[assets]`).
+const { assets } = unstable_getMiniflareWorkerOptions(gatewayConfigPath).workerOptions;
+const routedFloor = await started(() => startFloor(buildDir, { assets }));
+const pipeline = {
+  pid: stack.pid,
+  url: new URL("/api/v1/workspaces", stack.url).href,
+  headers: { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` },
+};
+const candidates = {
+  "(a) bare": { pid: bare.pid, url: bare.url },
+  "(e) floor": { pid: floor.pid, url: floor.url },
+  "(f) floor behind the gateway's assets router": { pid: routedFloor.pid, url: routedFloor.url },
+  "(b) pipeline": pipeline,
+  "(d) pipeline, limiter off": { ...pipeline, headers: { ...pipeline.headers, "x-bench-rate-limits": "off" } },
+  "(b-) pipeline, the gateway without [assets]": {
+    pid: unrouted.pid,
+    url: new URL("/api/v1/workspaces", unrouted.url).href,
+    headers: { authorization: `Bearer ${unrouted.demo.organizations[0].users[0].apiKey}` },
+  },
+  // The gateway's part alone, no region: its app and log line for an unknown route; then also the
+  // credential, its booking and an error's rendering (a key naming another organization: 400).
+  "(g) gateway, unknown route (404)": { pid: stack.pid, url: new URL("/api/v1/no-such-route", stack.url).href, status: 404 },
+  "(h) gateway, authenticated, refused (400)": {
+    ...pipeline,
+    headers: { ...pipeline.headers, "x-service-organization-id": stack.demo.organizations[1].id },
+    status: 400,
+  },
+};
+const perRequest = Object.fromEntries(Object.keys(candidates).map((name) => [name, []]));
+for (let round = 0; round <= rounds; round++) {
+  for (const [name, { pid, url, headers, status }] of Object.entries(candidates)) {
+    for (let i = 0; i < 50; i++) await get(url, headers, status); // warm, and let the previous candidate's work settle
+    const before = cpuTicks(pid);
+    for (let i = 0; i < requests; i++) await get(url, headers, status);
+    // Round 0 warms every isolate (key cache, leases, compiled statements) and is not counted.
+    if (round > 0) perRequest[name].push((cpuTicks(pid) - before) / ticksPerMs / requests);
+  }
+}
+const median = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+for (const [name, values] of Object.entries(perRequest))
+  console.log(
+    `${name}: ${median(values).toFixed(3)} ms of workerd CPU a request (rounds: ${values.map((v) => v.toFixed(2)).join(", ")})`,
+  );
+const [a, e, f, b, d, unroutedB, g, h] = Object.values(perRequest).map(median);
+console.log(
+  `pipeline over floor (b - e): ${(b - e).toFixed(3)} ms a request; floor over bare (e - a): ${(e - a).toFixed(3)} ms; b/e ${(b / e).toFixed(2)}; the limiter (b - d): ${(b - d).toFixed(3)} ms
+the assets router in front of a gateway (f - e): ${(f - e).toFixed(3)} ms; in front of the pipeline's, (b) - (b-): ${(b - unroutedB).toFixed(3)} ms
+the gateway alone, no limiter and no region: its app and log line (g) ${g.toFixed(3)} ms, with the credential and booking (h) ${h.toFixed(3)} ms; forwarding and the region, (d - h): ${(d - h).toFixed(3)} ms`,
+);
+agent.destroy();
+for (const started of [stack, unrouted, bare, floor, routedFloor]) await started.mf.dispose();
