@@ -1,10 +1,12 @@
 // CPU profiles of the pipeline's two isolates (the gateway and the us region) for the benchmark's
-// request, `GET /api/v1/workspaces` with alice's key, through workerd's inspector: self and
-// inclusive time per function, as shares of each isolate's sampled CPU. Not a section of the
-// benchmark (it measures where time goes, not how fast): run it on its own after a bench build,
-//   bash scripts/toolchain.sh node bench/profile-pipeline.mjs [--requests=3000] [--connections=1] [--top=30]
+// request, `GET /api/v1/workspaces` with alice's key (or, with `--surface=mcp`, the MCP section's
+// `tools/call workspaces_list`), through workerd's inspector: self and inclusive time per function,
+// as shares of each isolate's sampled CPU. Not a section of the benchmark (it measures where time
+// goes, not how fast): run it on its own after a bench build,
+//   bash scripts/toolchain.sh node bench/profile-pipeline.mjs [--surface=rest|mcp] [--requests=3000] [--connections=1] [--top=30]
 import { buildDir, startStack } from "../scripts/lib/stack.mjs";
 import { load } from "./load.mjs";
+import { recordedToolCall } from "./mcp.mjs";
 import { inspectorSession } from "./profile.mjs";
 
 const argument = (name, fallback) => {
@@ -14,6 +16,7 @@ const argument = (name, fallback) => {
 const requests = Number(argument("requests", "3000"));
 const connections = Number(argument("connections", "1"));
 const top = Number(argument("top", "30"));
+const surface = argument("surface", "rest");
 const inspectorPort = 9230 + Math.floor(Math.random() * 500);
 
 /**
@@ -86,13 +89,17 @@ const stack = await startStack({
   gatewayVars: { RATE_LIMIT_FACTOR: "1000", RATE_LIMITS_BENCH_SWITCH: "true" },
   inspectorPort,
 });
-const url = new URL("/api/v1/workspaces", stack.url).href;
-const headers = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
+const auth = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
+const mcpUrl = new URL("/mcp", stack.url).href;
+const { url, ...init } =
+  surface === "mcp"
+    ? { url: mcpUrl, ...(await recordedToolCall(mcpUrl, auth, "workspaces_list")).request }
+    : { url: new URL("/api/v1/workspaces", stack.url).href, method: "GET", headers: auth };
 const isolates = Object.fromEntries(
   await Promise.all(["crm-gateway", "crm-api-us"].map(async (worker) => [worker, await inspectorSession(inspectorPort, worker)])),
 );
 // Warm both isolates (key cache, leases, compiled statements) before sampling.
-await load(url, { connections, durationMs: 2_000, headers });
+await load(url, { connections, durationMs: 2_000, ...init });
 for (const inspector of Object.values(isolates)) {
   await inspector.send("Profiler.enable");
   await inspector.send("Profiler.setSamplingInterval", { interval: 100 });
@@ -104,13 +111,13 @@ await Promise.all(
   Array.from({ length: connections }, async () => {
     while (sent < requests) {
       sent++;
-      const response = await fetch(url, { headers });
+      const response = await fetch(url, init);
       if (response.status !== 200) throw new Error(`status ${response.status}`);
       await response.arrayBuffer();
     }
   }),
 );
-console.log(`${requests} requests, c=${connections}, in ${(performance.now() - started).toFixed(0)} ms (${buildDir})`);
+console.log(`${surface}: ${requests} requests, c=${connections}, in ${(performance.now() - started).toFixed(0)} ms (${buildDir})`);
 for (const [worker, inspector] of Object.entries(isolates)) {
   const { profile } = await inspector.send("Profiler.stop");
   report(worker, summarize(profile));
