@@ -116,6 +116,10 @@ describe("the direct tools/call answers as the SDK does", () => {
 /** How the SDK answers a message the direct path declined: a protocol error or isError result, or a result. */
 type SdkVerdict = "refused" | "served";
 
+/**
+ * Each message carries the envelope the calls above were answered with (or a variant of it): the
+ * direct path remembers an envelope the SDK accepted once, so these are declined with it remembered.
+ */
 describe("the direct path declines what it does not recognise exactly, and the SDK answers", () => {
   const declined: [string, SdkVerdict, string, unknown, Record<string, string>?][] = [
     ["arguments failing the input schema (the SDK words that error)", "refused", "records_get", toolCall("records_get", {})],

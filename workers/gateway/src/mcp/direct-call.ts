@@ -38,6 +38,35 @@ const messageKeys = ["jsonrpc", "id", "method", "params"];
 const paramKeys = ["name", "arguments", "_meta"];
 const envelopeKeys = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY];
 
+/**
+ * Envelopes (`params._meta`, as JSON) the SDK's classifier accepted at this revision. A client sends
+ * the same envelope with every call, and classifying it again (the SDK's zod schemas of the JSON-RPC
+ * request and the envelope) was the larger share of what this path still spent of its own. Whatever
+ * else the classifier reads (the JSON-RPC version, id and method, the standard headers) is checked
+ * by `recognisedCall` first, so an envelope accepted once is accepted in any message it recognises.
+ * Bounded: emptied when full, so a client varying its envelope costs classifications, never memory.
+ */
+const acceptedEnvelopes = new Set<string>();
+const rememberedEnvelopes = 256;
+
+function envelopeAccepted(message: Record<string, unknown>, meta: Record<string, unknown>, name: string): boolean {
+  const envelope = JSON.stringify(meta);
+  if (acceptedEnvelopes.has(envelope)) return true;
+  // The SDK's own classification of the whole message: its JSON-RPC shape and the envelope's schema.
+  const route = classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: directRevision,
+    mcpMethodHeader: "tools/call",
+    mcpNameHeader: name,
+    body: message,
+  });
+  if (route.kind !== "modern" || route.messageKind !== "request" || route.classification.revision !== directRevision)
+    return false;
+  if (acceptedEnvelopes.size >= rememberedEnvelopes) acceptedEnvelopes.clear();
+  acceptedEnvelopes.add(envelope);
+  return true;
+}
+
 /** The call's id and arguments when the message is one the SDK would serve exactly as this module does. */
 function recognisedCall(
   request: Request,
@@ -56,16 +85,8 @@ function recognisedCall(
   const headers = request.headers;
   if (headers.get("mcp-protocol-version") !== directRevision || headers.get("mcp-method") !== "tools/call") return null;
   if (headers.get("mcp-name") !== tool.name) return null;
-  // The SDK's own classification: the JSON-RPC shape and the envelope (its schema) at this revision.
-  const route = classifyInboundRequest({
-    httpMethod: "POST",
-    protocolVersionHeader: directRevision,
-    mcpMethodHeader: "tools/call",
-    mcpNameHeader: tool.name,
-    body: message,
-  });
-  if (route.kind !== "modern" || route.messageKind !== "request" || route.classification.revision !== directRevision) return null;
-  if (typeof id !== "string" && typeof id !== "number") return null;
+  if (message.jsonrpc !== "2.0" || !(typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)))) return null;
+  if (!envelopeAccepted(message, params._meta, tool.name)) return null;
   return { id, args: params.arguments ?? {} };
 }
 
