@@ -117,7 +117,9 @@ await Promise.all(
     }
   }),
 );
-console.log(`${surface}: ${requests} requests, c=${connections}, in ${(performance.now() - started).toFixed(0)} ms (${buildDir})`);
+console.log(
+  `${surface}: ${requests} requests, c=${connections}, in ${(performance.now() - started).toFixed(0)} ms (${buildDir})`,
+);
 for (const [worker, inspector] of Object.entries(isolates)) {
   const { profile } = await inspector.send("Profiler.stop");
   report(worker, summarize(profile));
