@@ -1,13 +1,15 @@
 // CPU profiles of the pipeline's two isolates (the gateway and the us region) for the benchmark's
-// request, `GET /api/v1/workspaces` with alice's key, through workerd's inspector: self and
-// inclusive time per function, as shares of each isolate's sampled CPU. `--floor` profiles the
-// two-Worker floor's isolates instead (bench/floor.mjs: a bare gateway forwarding to the bare one-read
-// handler), what the pipeline's are read against. Not a section of the benchmark (it measures where
-// time goes, not how fast): run it on its own after a bench build,
-//   bash scripts/toolchain.sh node bench/profile-pipeline.mjs [--floor] [--requests=3000] [--connections=1] [--top=30]
+// request, `GET /api/v1/workspaces` with alice's key (or, with `--surface=mcp`, the MCP section's
+// `tools/call workspaces_list`), through workerd's inspector: self and inclusive time per function,
+// as shares of each isolate's sampled CPU. `--surface=floor` profiles the two-Worker floor's
+// isolates instead (bench/floor.mjs: a bare gateway forwarding to the bare one-read handler), what
+// the pipeline's are read against. Not a section of the benchmark (it measures where time goes, not
+// how fast): run it on its own after a bench build,
+//   bash scripts/toolchain.sh node bench/profile-pipeline.mjs [--surface=rest|mcp|floor] [--requests=3000] [--connections=1] [--top=30]
 import { buildDir, startStack } from "../scripts/lib/stack.mjs";
 import { startFloor } from "./floor.mjs";
 import { load } from "./load.mjs";
+import { recordedToolCall } from "./mcp.mjs";
 import { inspectorSession } from "./profile.mjs";
 
 const argument = (name, fallback) => {
@@ -17,6 +19,7 @@ const argument = (name, fallback) => {
 const requests = Number(argument("requests", "3000"));
 const connections = Number(argument("connections", "1"));
 const top = Number(argument("top", "30"));
+const surface = argument("surface", "rest");
 const inspectorPort = 9230 + Math.floor(Math.random() * 500);
 
 /**
@@ -85,30 +88,31 @@ function report(name, { self, inclusive, natives, own, gc, elsewhere }) {
   );
 }
 
-/** The pipeline's stack, or the floor: its URL, request headers and the two isolates to profile. */
+/** The pipeline's stack for a REST or MCP request, or the floor: the request and the two isolates to profile. */
 async function target() {
-  if (process.argv.includes("--floor")) {
+  if (surface === "floor") {
     const floor = await startFloor(buildDir, { inspectorPort });
-    return { mf: floor.mf, url: floor.url, headers: {}, workers: ["floor-gateway", "floor-region"] };
+    return { mf: floor.mf, url: floor.url, init: { method: "GET", headers: {} }, workers: ["floor-gateway", "floor-region"] };
   }
   const stack = await startStack({
     gatewayVars: { RATE_LIMIT_FACTOR: "1000", RATE_LIMITS_BENCH_SWITCH: "true" },
     inspectorPort,
   });
-  return {
-    mf: stack.mf,
-    url: new URL("/api/v1/workspaces", stack.url).href,
-    headers: { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` },
-    workers: ["crm-gateway", "crm-api-us"],
-  };
+  const auth = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
+  const mcpUrl = new URL("/mcp", stack.url).href;
+  const { url, ...init } =
+    surface === "mcp"
+      ? { url: mcpUrl, ...(await recordedToolCall(mcpUrl, auth, "workspaces_list")).request }
+      : { url: new URL("/api/v1/workspaces", stack.url).href, method: "GET", headers: auth };
+  return { mf: stack.mf, url, init, workers: ["crm-gateway", "crm-api-us"] };
 }
 
-const { mf, url, headers, workers } = await target();
+const { mf, url, init, workers } = await target();
 const isolates = Object.fromEntries(
   await Promise.all(workers.map(async (worker) => [worker, await inspectorSession(inspectorPort, worker)])),
 );
 // Warm both isolates (key cache, leases, compiled statements) before sampling.
-await load(url, { connections, durationMs: 2_000, headers });
+await load(url, { connections, durationMs: 2_000, ...init });
 for (const inspector of Object.values(isolates)) {
   await inspector.send("Profiler.enable");
   await inspector.send("Profiler.setSamplingInterval", { interval: 100 });
@@ -121,13 +125,15 @@ await Promise.all(
     while (sent < requests) {
       sent++;
       // Uncompressed, as the benchmark's client asks (fetch would ask for gzip, and workerd would compress).
-      const response = await fetch(url, { headers: { ...headers, "accept-encoding": "identity" } });
+      const response = await fetch(url, { ...init, headers: { ...init.headers, "accept-encoding": "identity" } });
       if (response.status !== 200) throw new Error(`status ${response.status}`);
       await response.arrayBuffer();
     }
   }),
 );
-console.log(`${requests} requests, c=${connections}, in ${(performance.now() - started).toFixed(0)} ms (${buildDir})`);
+console.log(
+  `${surface}: ${requests} requests, c=${connections}, in ${(performance.now() - started).toFixed(0)} ms (${buildDir})`,
+);
 for (const [worker, inspector] of Object.entries(isolates)) {
   const { profile } = await inspector.send("Profiler.stop");
   report(worker, summarize(profile));

@@ -1,15 +1,9 @@
 import { ApiError, respondWithError, scopes } from "@crm/contracts";
 import {
-  createMcpHandler,
-  isLegacyRequest,
   localhostAllowedHostnames,
-  type McpHttpHandler,
-  type McpServer,
   originValidationResponse,
-  PROTOCOL_VERSION_META_KEY,
   readRequestBody,
   validateHostHeader,
-  WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import { gatewayConfig } from "../config";
@@ -20,12 +14,11 @@ import { admitCaller } from "../pipeline/admit";
 import { authenticate } from "../pipeline/authenticate";
 import { insufficientScope } from "../pipeline/credential-errors";
 import { gatewayCall } from "../pipeline/operation-call";
+import { directToolCall } from "./direct-call";
 import { type RouteTool, routeToolNamed } from "./route-tools";
-import { calledTool, mcpServer } from "./server";
+import { maxRequestBytes, sdkAnswer } from "./sdk-answer";
+import { calledTool } from "./server";
 import type { McpCaller } from "./tool-call";
-
-/** As for REST: a larger request is refused (413) before anything of it is parsed, or its credential looked up. */
-const maxRequestBytes = 1024 * 1024;
 
 /**
  * The hostnames the endpoint answers for. The local stack answers on loopback names only, so a page
@@ -123,65 +116,6 @@ function parsed(body: string): unknown {
   }
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-/**
- * Whether a message claims the 2026-07-28 envelope (its `params._meta` names a protocol version):
- * the SDK classifies such a request or notification as 2026-era traffic, or refuses it, never as
- * 2025-era traffic, but for `initialize` and for a body that is a response. It then skips
- * `isLegacyRequest`, whose classification the handler makes again (zod parses of the message, a share
- * of every call: issue 30); anything else is asked of the SDK.
- */
-function claimsModernEnvelope(message: unknown): boolean {
-  if (!isPlainObject(message) || "result" in message || "error" in message) return false;
-  if (typeof message.method !== "string" || message.method === "initialize") return false;
-  const meta = isPlainObject(message.params) ? message.params._meta : undefined;
-  return isPlainObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
-}
-
-/**
- * 2025-era requests (the `initialize` handshake and what follows it): the SDK's stateless transport,
- * answering with JSON rather than an SSE stream, since one request here has one answer and nothing
- * to stream before it (the SDK's own fallback always streams, a few milliseconds more per call).
- */
-async function serveLegacy(server: McpServer, request: Request, message: unknown): Promise<Response> {
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(request, message === undefined ? {} : { parsedBody: message });
-  } finally {
-    await server.close();
-  }
-}
-
-/** Each request's server, for the isolate's handler, whose factory is handed the request it serves. */
-const serverOf = new WeakMap<Request, () => McpServer>();
-
-const modernHandler = (): McpHttpHandler =>
-  createMcpHandler(
-    ({ requestInfo }) => {
-      const server = requestInfo && serverOf.get(requestInfo);
-      if (!server) throw new Error("An MCP request reached the handler without its server");
-      return server();
-    },
-    { legacy: "reject", maxRequestBodySize: maxRequestBytes },
-  );
-
-/**
- * The handler of 2026-era requests. One per isolate (building one per request, with its event bus,
- * listen router and notifier, was a share of every call: issue 30), except for `subscriptions/listen`:
- * a handler's listen router caps the streams it holds, so a listen request gets a handler of its own,
- * as every request did before, and the shared one, which serves every other method, never holds a
- * stream: no caller's subscriptions count against another's.
- */
-let sharedHandler: McpHttpHandler | undefined;
-function handlerFor(message: unknown): McpHttpHandler {
-  if ((message as { method?: unknown } | undefined)?.method === "subscriptions/listen") return modernHandler();
-  sharedHandler ??= modernHandler();
-  return sharedHandler;
-}
-
 /**
  * `POST /mcp` (and `/api/v1/mcp`), Streamable HTTP, stateless (DESIGN.md section 11): Host and
  * Origin checked, the body read within its limit, then the bearer credential authenticated once for
@@ -223,13 +157,11 @@ export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
   } catch (error) {
     return respondWithError(challenged(error, resource), c, call.requestId);
   }
-  const server = () => mcpServer(caller, toolName);
-  // The SDK reads the parsed message, not the body; a body that is not JSON it reads again, to answer its parse error.
+  // The common call is answered directly, anything else by the SDK (./direct-call.ts). The SDK reads
+  // the parsed message, not the body; a body that is not JSON it reads again, to answer its parse error.
+  const direct = routeTool ? await directToolCall(caller, routeTool, request, message) : null;
+  if (direct) return withLimits(direct, caller.limits);
   const served =
     message === undefined ? new Request(request.url, { method: "POST", headers: request.headers, body: body.text }) : request;
-  if (!claimsModernEnvelope(message) && (await isLegacyRequest(served, message)))
-    return withLimits(await serveLegacy(server(), served, message), caller.limits);
-  serverOf.set(served, server);
-  const handler = handlerFor(message);
-  return withLimits(await handler.fetch(served, message === undefined ? {} : { parsedBody: message }), caller.limits);
+  return withLimits(await sdkAnswer(caller, toolName, served, message), caller.limits);
 }

@@ -21,6 +21,11 @@ export interface RouteTool {
   outputSchema: StandardSchemaWithJSON | undefined;
   /** The argument names of the operation's path, query and JSON body; the rest are the tool's own. */
   placement: { path: string[]; query: string[]; body: string[] };
+  /**
+   * Whether the input schema mentions `x-mcp-header` (an argument the client also sends as a header,
+   * which the SDK checks against the request's headers): such a call is left to the SDK.
+   */
+  bindsHeaders: boolean;
 }
 
 /** Printable ASCII without spaces: it travels as the `Idempotency-Key` header, which takes 1–200 characters. */
@@ -106,6 +111,7 @@ function routeTool(origin: string, operation: Operation & { mcpTool: string }, d
     inputSchema: fromJsonSchema<ToolArguments>(schema),
     outputSchema: output ? fromJsonSchema(output) : undefined,
     placement: { path, query, body },
+    bindsHeaders: JSON.stringify(schema).includes('"x-mcp-header"'),
   } satisfies RouteTool;
 }
 
