@@ -44,6 +44,8 @@ export const recordValues = sqliteTable(
     index("record_values_field_text").on(table.fieldDefinitionId, table.valueText, table.recordId),
     index("record_values_field_number").on(table.fieldDefinitionId, table.valueNumber, table.recordId),
     index("record_values_target").on(table.targetRecordId),
+    // A record's values in one place, covering the reads of them (migration 0018).
+    index("record_values_record").on(table.recordId, table.fieldDefinitionId, table.position, table.valueText, table.valueNumber),
   ],
 );
 

@@ -14,9 +14,11 @@ import type { RecordField } from "./values";
  * keyset comparisons) is beyond drizzle's query builder.
  *
  * Plan: with a sort, rows are read in the order of the sort field's index
- * (`record_values_field_text|number`: field, value, record) and each filter condition is an
- * EXISTS probe on the primary key (record, field); without one, in `records_object_type_created`
+ * (`record_values_field_text|number`: field, value, record), each filter condition is an EXISTS
+ * probe of the walked record's value (by field and value, or by record and field), and only the
+ * entries that match are looked up in `records`; without a sort, in `records_object_type_created`
  * order. So the query walks an index and stops after `limit + 1` matches, never sorting the table.
+ * The page's values come from `record_values_record`, a record's values side by side.
  */
 
 export type RecordFilter = NonNullable<RecordViewConfig["filter"]>;
@@ -109,11 +111,17 @@ function conditionValue(field: RecordField, operator: FilterOperator, value: unk
   }
 }
 
-function conditionSql({ operator, column, multiselect }: PageShape["conditions"][number], i: number): SQL {
+/**
+ * A condition as a probe of the record's value. `recordId` is the id of the row that drives the walk
+ * (the sort index's `s0.record_id` when sorted), so that SQLite tests the condition before it looks
+ * the record up: at 1 000 000 deals a page walks some 260 index entries for its 51 matches, and
+ * looking each one up in `records` first was two pages read per entry that did not match.
+ */
+function conditionSql({ operator, column, multiselect }: PageShape["conditions"][number], i: number, recordId: SQL): SQL {
   const c = sql.raw(column);
   const value = sql.placeholder(`value${i}`);
   const probe = (predicate: SQL) =>
-    sql`exists (select 1 from record_values v where v.record_id = r.id and v.field_definition_id = ${sql.placeholder(`field${i}`)} and ${predicate})`;
+    sql`exists (select 1 from record_values v where v.record_id = ${recordId} and v.field_definition_id = ${sql.placeholder(`field${i}`)} and ${predicate})`;
   const like = sql`v.${c} like ${value} escape '\\'`;
   switch (operator) {
     case "eq":
@@ -188,10 +196,15 @@ const orderSql = (keys: KeysetColumn<PageRow>[]) => keys.map((key) => sql`${key.
 /** The SQL of one page: live records of the type matching the filter, in sort order, after the position. */
 function pageSql(shape: PageShape): SQL {
   const order = recordOrder(shape.sorts);
+  const [first, ...rest] = shape.sorts;
+  const walked = first ? sql`s0.record_id` : sql`r.id`;
   const filter =
     shape.conditions.length === 0
       ? undefined
-      : sql`(${sql.join(shape.conditions.map(conditionSql), shape.op === "and" ? sql` and ` : sql` or `)})`;
+      : sql`(${sql.join(
+          shape.conditions.map((condition, i) => conditionSql(condition, i, walked)),
+          shape.op === "and" ? sql` and ` : sql` or `,
+        )})`;
   const after =
     shape.nullKeys &&
     keysetAfter(
@@ -204,7 +217,6 @@ function pageSql(shape: PageShape): SQL {
     sql`${valuesJson(sql`r.id`)} as value_rows`,
   ];
   const limit = sql.placeholder("limit");
-  const [first, ...rest] = shape.sorts;
   if (!first) {
     const where = [sql`r.object_type_id = ${sql.placeholder("objectType")}`, sql`r.deleted_at is null`, filter, after].filter(
       Boolean,
