@@ -68,15 +68,30 @@ const errorResult = (body: ErrorBody | unknown): CallToolResult => ({
 });
 
 /**
- * A JSON answer as a tool result: its text as the API wrote it (not parsed and written again), the
- * parsed body as structured content, and the resource's `ETag`, when it has one, in `_meta.etag` for
- * a later `ifMatch`.
+ * The API's JSON text of a result whose structured content is that text parsed: the direct path
+ * (./direct-call.ts) writes the text into its answer as it is, instead of the value parsed and
+ * written again.
  */
-const jsonResult = (text: string, etag: string | null): CallToolResult => ({
-  content: [{ type: "text", text }],
-  structuredContent: JSON.parse(text) as Record<string, unknown>,
-  ...(etag === null ? {} : { _meta: { etag } }),
-});
+export const structuredText = new WeakMap<CallToolResult, string>();
+
+/**
+ * A JSON answer as a tool result: its text as the API wrote it (not parsed and written again), the
+ * parsed body as structured content (parsed when first read: the direct path never reads it), and
+ * the resource's `ETag`, when it has one, in `_meta.etag` for a later `ifMatch`.
+ */
+function jsonResult(text: string, etag: string | null): CallToolResult {
+  let parsed: Record<string, unknown> | undefined;
+  const result: CallToolResult = {
+    content: [{ type: "text", text }],
+    get structuredContent() {
+      parsed ??= JSON.parse(text) as Record<string, unknown>;
+      return parsed;
+    },
+    ...(etag === null ? {} : { _meta: { etag } }),
+  };
+  structuredText.set(result, text);
+  return result;
+}
 
 /** The operation's answer as a tool result: JSON as structured content, anything else (an attachment) as a blob. */
 async function toolResult(response: Response, url: URL): Promise<CallToolResult> {
