@@ -494,7 +494,7 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
-          "An API key's requests are all its owner's, so with the key budget no larger than the identity budget (180 each) the key window is enforced through the identity window: a key still never passes 180 requests a minute, but a 429 or the `RateLimit` headers name `identity` where they could name `api_key` before, and the key's counter is no longer asked.",
+          "An API key's requests are all its owner's, so while the key budget is no smaller than the identity budget (180 each) the key window is enforced through the identity window: a key still never passes 180 requests a minute, but a 429 or the `RateLimit` headers name `identity` where they could name `api_key` before, and the key's counter is no longer asked.",
         routes: [],
       },
     ],
