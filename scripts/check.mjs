@@ -2,9 +2,9 @@
 // same time, each step's time printed at the end (docs/testing.md reads them).
 //   1. The regional build (the tests load it), Biome and both type checks, side by side: each is
 //      short and mostly one core.
-//   2. vitest alone: its two pool workers keep both cores busy, and a check beside it slowed it by
-//      more than the check's own time (measured: vitest 234 s alone, 295-322 s with the type checks,
-//      the OpenAPI lint and the MCP checks beside it).
+//   2. vitest alone: its two pool workers keep both cores busy, and checks beside it slowed it by
+//      about their own time (fresh clones: vitest 265 s and 291 s alone, 295-322 s with the type
+//      checks, the OpenAPI lint and the MCP checks beside it; 234 s alone in a warm checkout).
 //   3. The OpenAPI lint and the MCP checks (a dev stack of their own), side by side.
 // Every stage runs even when an earlier one failed, so that one run shows every failure; a step's
 // output is printed when it ends (vitest's as it runs); the run fails if any step failed.
