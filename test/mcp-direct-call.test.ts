@@ -3,7 +3,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { directRevision, directToolCall } from "../workers/gateway/src/mcp/direct-call";
 import { type RouteTool, routeToolNamed } from "../workers/gateway/src/mcp/route-tools";
-import { sdkAnswer } from "../workers/gateway/src/mcp/sdk-answer";
+import { sdkAnswer, withLimits } from "../workers/gateway/src/mcp/sdk-answer";
 import type { McpCaller } from "../workers/gateway/src/mcp/tool-call";
 import { authenticate } from "../workers/gateway/src/pipeline/authenticate";
 import { newRequestFacts } from "../workers/gateway/src/request-facts";
@@ -71,7 +71,9 @@ function toolNamed(name: string): RouteTool {
 async function bothPaths(key: string, name: string, message: unknown, headers: Record<string, string> = standardHeaders(name)) {
   const caller = await callerWith(key);
   const direct = await directToolCall(caller, toolNamed(name), post(message, headers), message);
-  const sdk = await described(await sdkAnswer(caller, name, post(message, headers), message));
+  // The windows the direct call met, which the endpoint puts on the SDK's answer too.
+  const limits = { ...caller.limits };
+  const sdk = await described(withLimits(await sdkAnswer(caller, name, post(message, headers), message), limits));
   return { direct: direct && (await described(direct)), sdk };
 }
 
@@ -81,6 +83,8 @@ describe("the direct tools/call answers as the SDK does", () => {
     const { direct, sdk } = await bothPaths(alice.apiKey, "workspaces_list", toolCall("workspaces_list", {}));
     expect(sdk.status).toBe(200);
     expect(JSON.parse(sdk.body).result.structuredContent.data.length).toBeGreaterThan(0);
+    // The windows the call met are on the direct answer itself.
+    expect(direct?.headers.map(([name]) => name)).toEqual(expect.arrayContaining(["ratelimit", "ratelimit-policy"]));
     expect(direct).toEqual(sdk);
   });
 

@@ -119,7 +119,8 @@ const thrownResult = (error: unknown): CallToolResult => ({
 });
 
 /**
- * The answer to a recognised `tools/call` of `tool`, or null to let the SDK answer. A declined
+ * The answer to a recognised `tools/call` of `tool`, with the `RateLimit-Policy` / `RateLimit`
+ * headers of the windows it met, or null to let the SDK answer. A declined
  * request has run nothing: the arguments are validated (the tool's own schema, as the SDK does)
  * before the tool runs.
  */
@@ -139,7 +140,10 @@ export async function directToolCall(
   } catch (error) {
     result = thrownResult(error);
   }
-  return new Response(answerText(result, call.id), { status: 200, headers: { "Content-Type": "application/json" } });
+  // The windows the call met (`caller.limits`, noted from its operation) go on the answer as it is
+  // made, not on a copy of it.
+  const headers = { "Content-Type": "application/json", ...caller.limits };
+  return new Response(answerText(result, call.id), { status: 200, headers });
 }
 
 /**

@@ -16,7 +16,7 @@ import { insufficientScope } from "../pipeline/credential-errors";
 import { gatewayCall } from "../pipeline/operation-call";
 import { directToolCall } from "./direct-call";
 import { type RouteTool, routeToolNamed } from "./route-tools";
-import { maxRequestBytes, sdkAnswer } from "./sdk-answer";
+import { maxRequestBytes, sdkAnswer, withLimits } from "./sdk-answer";
 import { calledTool } from "./server";
 import type { McpCaller } from "./tool-call";
 
@@ -75,14 +75,6 @@ function missingScope(actor: Actor, tool: RouteTool | undefined): ApiError | nul
   const needed = tool?.operation.scope;
   if (actor.credential.type !== "oauth" || !needed || actor.scopes.includes(needed)) return null;
   return insufficientScope(needed, [...actor.scopes, needed]);
-}
-
-/** The `RateLimit-Policy` / `RateLimit` headers of what the request was admitted or refused by, on its HTTP answer. */
-function withLimits(response: Response, limits: Record<string, string>): Response {
-  if (Object.keys(limits).length === 0) return response;
-  const answered = new Response(response.body, response);
-  for (const [name, value] of Object.entries(limits)) answered.headers.set(name, value);
-  return answered;
 }
 
 /**
@@ -160,7 +152,7 @@ export async function serveMcp(c: Context<GatewayAppEnv>): Promise<Response> {
   // The common call is answered directly, anything else by the SDK (./direct-call.ts). The SDK reads
   // the parsed message, not the body; a body that is not JSON it reads again, to answer its parse error.
   const direct = routeTool ? await directToolCall(caller, routeTool, request, message) : null;
-  if (direct) return withLimits(direct, caller.limits);
+  if (direct) return direct;
   const served =
     message === undefined ? new Request(request.url, { method: "POST", headers: request.headers, body: body.text }) : request;
   return withLimits(await sdkAnswer(caller, toolName, served, message), caller.limits);

@@ -86,3 +86,11 @@ export async function sdkAnswer(
   serverOf.set(request, server);
   return handlerFor(message).fetch(request, message === undefined ? {} : { parsedBody: message });
 }
+
+/** The `RateLimit-Policy` / `RateLimit` headers of what the request was admitted or refused by, on the SDK's answer. */
+export function withLimits(response: Response, limits: Record<string, string>): Response {
+  if (Object.keys(limits).length === 0) return response;
+  const answered = new Response(response.body, response);
+  for (const [name, value] of Object.entries(limits)) answered.headers.set(name, value);
+  return answered;
+}
