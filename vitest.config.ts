@@ -3,7 +3,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { regionalConfigPath, writeRegionalConfigs } from "./scripts/lib/databases.mjs";
-import { copyDocsAssets } from "./scripts/lib/docs-assets.mjs";
+import { docsAssetsWorker } from "./scripts/lib/docs-assets.mjs";
 import { shardDatabases } from "./workers/api/wrangler-template";
 
 /**
@@ -13,8 +13,6 @@ import { shardDatabases } from "./workers/api/wrangler-template";
  * queues, the bucket), reached over the real service bindings. The test Worker also binds each
  * region's shard databases and bucket (same ids) so tests can check where data lives.
  */
-// The gateway's [assets] directory (Scalar's build for the docs page) must exist before miniflare reads wrangler.toml.
-copyDocsAssets();
 // The gateway imports the OpenAPI template its wrangler build writes; the plugin runs no build command.
 execFileSync("node", ["scripts/write-bundled-catalogue.mjs"], { stdio: "inherit" });
 writeRegionalConfigs();
@@ -150,7 +148,7 @@ const stackProject = (
         },
         // The us queues, for tests of the outbox sweeper and of redelivered deliveries.
         queueProducers: { EVENTS_US: "crm-events-us", DELIVERIES_US: "crm-deliveries-us" },
-        workers: [regionWorker("us", name, regionBindings), regionWorker("eu", name, regionBindings)],
+        workers: [regionWorker("us", name, regionBindings), regionWorker("eu", name, regionBindings), docsAssetsWorker()],
       },
     })),
   ],

@@ -3,15 +3,13 @@
 // with a shared machine's load (a request waiting for a core costs none), so it shows what one
 // surface costs over another when wall-clock figures cannot.
 //   --compare=pipeline (default): (a) the bare one-read handler, (e) the two-Worker floor, (b) the
-//     full pipeline and its parts (the limiter, the assets router, the gateway alone).
+//     full pipeline and its parts (the limiter, the gateway alone).
 //   --compare=mcp: REST `GET /workspaces` against the MCP section's `tools/call workspaces_list`,
 //     the MCP section's p50 ratio at c=1 as a quiet machine would show it.
 // Not a section of the benchmark: run it on its own after a bench build,
 //   bash scripts/toolchain.sh node bench/cpu-per-request.mjs [--compare=pipeline|mcp] [--requests=500] [--rounds=4]
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
-import { gatewayConfigPath } from "../scripts/lib/databases.mjs";
 import { buildDir, startStack } from "../scripts/lib/stack.mjs";
 import { startBare } from "./bare.mjs";
 import { startFloor } from "./floor.mjs";
@@ -71,25 +69,14 @@ const apiKey = (stack) => ({ authorization: `Bearer ${stack.demo.organizations[0
 /** (a), (e) and (b) with the pipeline's parts; the summary reads the medians in this order. */
 async function pipelineCandidates() {
   const stack = await started(() => startStack({ gatewayVars }));
-  const unrouted = await started(() => startStack({ gatewayVars, gatewayAssets: false }));
   const bare = await started(() => startBare());
   const floor = await started(() => startFloor(buildDir));
-  // The floor with the gateway's static-assets configuration: miniflare then runs its assets router
-  // in front of the floor's gateway, as it does in front of the pipeline's (wrangler.toml `[assets]`).
-  const { assets } = unstable_getMiniflareWorkerOptions(gatewayConfigPath).workerOptions;
-  const routedFloor = await started(() => startFloor(buildDir, { assets }));
   const pipeline = { pid: stack.pid, url: new URL("/api/v1/workspaces", stack.url).href, headers: apiKey(stack) };
   const candidates = {
     "(a) bare": { pid: bare.pid, url: bare.url },
     "(e) floor": { pid: floor.pid, url: floor.url },
-    "(f) floor behind the gateway's assets router": { pid: routedFloor.pid, url: routedFloor.url },
     "(b) pipeline": pipeline,
     "(d) pipeline, limiter off": { ...pipeline, headers: { ...pipeline.headers, "x-bench-rate-limits": "off" } },
-    "(b-) pipeline, the gateway without [assets]": {
-      pid: unrouted.pid,
-      url: new URL("/api/v1/workspaces", unrouted.url).href,
-      headers: apiKey(unrouted),
-    },
     // The gateway's part alone, no region: its app and log line for an unknown route; then also the
     // credential, its booking and an error's rendering (a key naming another organization: 400).
     "(g) gateway, unknown route (404)": { pid: stack.pid, url: new URL("/api/v1/no-such-route", stack.url).href, status: 404 },
@@ -99,11 +86,10 @@ async function pipelineCandidates() {
       status: 400,
     },
   };
-  const summary = ([a, e, f, b, d, unroutedB, g, h]) =>
+  const summary = ([a, e, b, d, g, h]) =>
     `pipeline over floor (b - e): ${(b - e).toFixed(3)} ms a request; floor over bare (e - a): ${(e - a).toFixed(3)} ms; b/e ${(b / e).toFixed(2)}; the limiter (b - d): ${(b - d).toFixed(3)} ms
-the assets router in front of a gateway (f - e): ${(f - e).toFixed(3)} ms; in front of the pipeline's, (b) - (b-): ${(b - unroutedB).toFixed(3)} ms
 the gateway alone, no limiter and no region: its app and log line (g) ${g.toFixed(3)} ms, with the credential and booking (h) ${h.toFixed(3)} ms; forwarding and the region, (d - h): ${(d - h).toFixed(3)} ms`;
-  return { candidates, summary, stacks: [stack, unrouted, bare, floor, routedFloor] };
+  return { candidates, summary, stacks: [stack, bare, floor] };
 }
 
 /** REST and MCP against one stack: the gateway, the region and D1 all run in its one workerd. */

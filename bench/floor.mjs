@@ -16,7 +16,7 @@ export async function seedItems(db) {
 }
 
 /** `inspectorPort` opens workerd's inspector (`bench/profile-pipeline.mjs --floor`). */
-export async function startFloor(buildDir, { inspectorPort, assets } = {}) {
+export async function startFloor(buildDir, { inspectorPort } = {}) {
   const scriptPath = `${buildDir}/floor-gateway/index.js`;
   await build({ entryPoints: ["bench/floor-gateway.ts"], bundle: true, format: "esm", outfile: scriptPath, logLevel: "warning" });
   const mf = new Miniflare(
@@ -31,7 +31,6 @@ export async function startFloor(buildDir, { inspectorPort, assets } = {}) {
           scriptPath,
           compatibilityDate: "2026-11-01",
           serviceBindings: { REGION: "floor-region" },
-          assets,
         },
         {
           name: "floor-region",

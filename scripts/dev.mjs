@@ -12,7 +12,7 @@ import { resolve } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { gatewayConfigPath, migrateAll, migrationTargets, writeRegionalConfigs } from "./lib/databases.mjs";
-import { copyDocsAssets } from "./lib/docs-assets.mjs";
+import { copyDocsAssets, docsAssetsConfigPath } from "./lib/docs-assets.mjs";
 
 const defaultPort = 8787;
 const port = Number(process.argv.find((arg) => arg.startsWith("--port="))?.slice("--port=".length) ?? defaultPort);
@@ -67,7 +67,7 @@ writeFileSync(
   })}WEBHOOKS_ALLOW_LOOPBACK=true\n`,
 );
 
-// The gateway's [assets] directory: Scalar's build for the reference page at /api/v1/docs.
+// The docs-assets Worker's [assets] directory: Scalar's build for the reference page at /api/v1/docs.
 copyDocsAssets();
 
 /**
@@ -109,6 +109,8 @@ const wrangler = spawn(
     configs.us,
     "-c",
     configs.eu,
+    "-c",
+    docsAssetsConfigPath,
     "--ip",
     "127.0.0.1",
     "--port",

@@ -1,8 +1,11 @@
 import { catalogue, conditionalResourceOf, errorStatus, openApiDocument } from "@crm/contracts";
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { scalarBundlePath } from "../workers/gateway/src/api-reference";
 import { openApiDocumentFor } from "../workers/gateway/src/openapi";
 import { call } from "./stack";
+
+const gateway = (exports as unknown as { default: Fetcher }).default;
 
 describe("GET /openapi.json", () => {
   it("is the bundled template at the request's origin, equal to the document generated from the catalogue now", async () => {
@@ -205,6 +208,22 @@ describe("GET /docs", () => {
     // A fresh nonce per response, so none can be learned from an earlier page.
     const again = (await call("/docs")).headers.get("content-security-policy");
     expect(again).not.toBe(policy);
+  });
+
+  it("loads Scalar through the gateway from the assets-only Worker, which serves nothing but its files", async () => {
+    const asset = (path: string, init?: RequestInit) => gateway.fetch(`http://127.0.0.1:8787${path}`, init);
+    const bundle = await asset(scalarBundlePath);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get("content-type")).toMatch(/^text\/javascript/);
+    expect((await bundle.text()).length).toBeGreaterThan(100_000);
+    expect((await asset(scalarBundlePath, { method: "HEAD" })).status).toBe(200);
+    const missing = await asset("/docs-assets/scalar/no-such-chunk.js");
+    expect(missing.status).toBe(404);
+    await missing.body?.cancel();
+    // Only reads are forwarded; anything else is the gateway's own answer, in the error envelope.
+    const posted = await asset(scalarBundlePath, { method: "POST", body: "x" });
+    expect(posted.status).toBe(404);
+    expect(((await posted.json()) as { error: { code: string } }).error.code).toBe("not_found");
   });
 
   it("is the page the document names for reference and support", async () => {

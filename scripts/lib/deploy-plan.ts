@@ -7,6 +7,9 @@ import { stripVTControlCharacters } from "node:util";
 /** The parts of a wrangler configuration a deployment provisions, as `wrangler.toml` / the template write them. */
 export interface WorkerConfig {
   name: string;
+  /** The script; an assets-only Worker has none (its `assets` are all it serves). */
+  main?: string;
+  assets?: { directory: string };
   compatibility_date?: string;
   vars?: Record<string, unknown>;
   d1_databases?: { binding: string; database_name: string; database_id?: string }[];

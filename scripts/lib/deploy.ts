@@ -30,7 +30,7 @@ import {
   uploadedFile,
   type WorkerConfig,
 } from "./deploy-plan.ts";
-import { copyDocsAssets } from "./docs-assets.mjs";
+import { copyDocsAssets, docsAssetsConfigPath } from "./docs-assets.mjs";
 
 export interface DeployOptions {
   /** The gateway's public origin (`https://api.example.com`): its custom domain, and the regions' PUBLIC_ORIGIN. */
@@ -45,6 +45,7 @@ const gatewaySource = "wrangler.toml";
 /** Generated, never committed (.gitignore): they hold the account's real database ids. */
 const productionConfigPath = {
   gateway: "wrangler.production.jsonc",
+  docsAssets: "workers/docs-assets/wrangler.production.jsonc",
   region: (region: Region) => `workers/api/wrangler.${region}.production.jsonc`,
 };
 const bundleDir = resolve(".wrangler/release");
@@ -86,8 +87,14 @@ export function productionTargets(databaseIds: Record<string, string>, origin: s
     configPath: productionConfigPath.gateway,
     jurisdiction: null,
   };
+  const docsAssets: DeployTarget = {
+    config: experimental_readRawConfig({ config: docsAssetsConfigPath }).rawConfig as unknown as WorkerConfig,
+    configPath: productionConfigPath.docsAssets,
+    jurisdiction: null,
+  };
   return [
     gateway,
+    docsAssets,
     ...regions.map((region) => ({
       config: regionalWorkerConfig(region, {
         environment: "production",
@@ -166,10 +173,9 @@ function bundle(target: DeployTarget): { worker: string; bytes: number; gzipByte
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
-/** Bundles every Worker, prints the sizes, and fails when one is over budget. */
+/** Bundles every Worker that has a script, prints the sizes, and fails when one is over budget. */
 export function checkBundles(targets: DeployTarget[], log = console.log) {
-  copyDocsAssets();
-  const sizes = targets.map(bundle);
+  const sizes = targets.filter((target) => target.config.main).map(bundle);
   log(`\nBundles (gzipped, budget ${kib(bundleBudgetBytes)} each):`);
   for (const size of sizes) log(`  ${size.worker.padEnd(14)} ${kib(size.gzipBytes).padStart(10)}  (${kib(size.bytes)} raw)`);
   const over = overBudget(sizes);
@@ -313,7 +319,7 @@ export async function deploy(options: DeployOptions) {
       stdio: "inherit",
       env: { ...process.env, CI: "true" },
     });
-  // The gateway's [assets] directory: Scalar's build for the reference page, uploaded with the gateway.
+  // The docs-assets Worker's [assets] directory: Scalar's build for the reference page, uploaded with it.
   copyDocsAssets();
   for (const worker of plan.placeholders)
     deployPlaceholder(worker, targets.find((target) => target.config.name === worker)?.config.compatibility_date ?? "2026-11-01");

@@ -1,12 +1,16 @@
 // The API reference page (`/api/v1/docs`) runs Scalar's ESM standalone build, served by Workers Static
-// Assets from the gateway's `[assets]` directory, never a CDN: the page works offline and in tests.
-// The build is ~4.5 MB, so it is copied from node_modules at dev, test and deploy time, not committed.
+// Assets from the `crm-docs-assets` Worker (workers/docs-assets/wrangler.toml, reached through the
+// gateway's `/docs-assets/*`), never a CDN: the page works offline and in tests. The build is ~4.5 MB,
+// so it is copied from node_modules at dev, test and deploy time, not committed.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
 
-/** The gateway's `[assets]` directory (wrangler.toml) and, inside it, where the page loads Scalar from. */
-export const assetsDirectory = resolve("workers/gateway/static");
+/** The assets-only Worker of the reference page's files, whose `[assets]` directory is `static` beside it. */
+export const docsAssetsConfigPath = "workers/docs-assets/wrangler.toml";
+/** Its `[assets]` directory and, inside it, where the page loads Scalar from. */
+const assetsDirectory = resolve("workers/docs-assets/static");
 const scalarDirectory = join(assetsDirectory, "docs-assets/scalar");
 
 /** Where pnpm installed the gateway's @scalar/api-reference (its exports map hides package.json, so find it from the entry). */
@@ -34,4 +38,21 @@ export function copyDocsAssets() {
     copyFileSync(join(browser, "chunks", chunk), join(scalarDirectory, "chunks", chunk));
   }
   writeFileSync(stamp, version);
+}
+
+/**
+ * The assets-only Worker as a miniflare Worker, from its wrangler config: miniflare needs a script,
+ * and with no user Worker in the config its assets router never calls it (wrangler's own stand-in
+ * for an assets-only Worker answers 404 the same way).
+ */
+export function docsAssetsWorker() {
+  copyDocsAssets();
+  const { assets, compatibilityDate } = unstable_getMiniflareWorkerOptions(docsAssetsConfigPath).workerOptions;
+  return {
+    name: "crm-docs-assets",
+    modules: true,
+    script: 'export default { fetch: () => new Response("Not found", { status: 404 }) };',
+    compatibilityDate,
+    assets,
+  };
 }

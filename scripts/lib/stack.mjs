@@ -6,7 +6,7 @@ import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { shardBinding } from "../../packages/contracts/src/shards.ts";
 import { gatewayConfigPath, migrateAll, writeRegionalConfigs } from "./databases.mjs";
-import { copyDocsAssets } from "./docs-assets.mjs";
+import { docsAssetsWorker } from "./docs-assets.mjs";
 
 /**
  * Where the Node stack's bundles go (the pages tests, the benchmarks, the MCP checks): a directory of
@@ -38,9 +38,8 @@ const regionSecrets = (region) => ({
   PUBLIC_ORIGIN: "http://127.0.0.1",
 });
 
-/** Bundles the gateway and the regional Worker as `wrangler deploy` would, with the gateway's static assets in place. */
+/** Bundles the gateway and the regional Worker as `wrangler deploy` would. */
 export function buildWorkers() {
-  copyDocsAssets();
   const quiet = { ...process.env, WRANGLER_LOG: "error" };
   const regionalConfigs = writeRegionalConfigs();
   execFileSync("wrangler", ["deploy", "--dry-run", "-c", gatewayConfigPath, "--outdir", `${buildDir}/gateway`], {
@@ -75,9 +74,6 @@ function workerFromConfig(configPath, scriptPath, extraBindings) {
  * the body, handed to the gateway's `email()` as Email Routing would), for the inbox benchmark.
  * `extraWorkers` run beside the stack in the same runtime (the chaos benchmark's restarter).
  * `inspectorPort` opens workerd's inspector (one target per Worker, for CPU profiles).
- * `gatewayAssets: false` leaves out the gateway's `[assets]` (the reference page's Scalar files), and
- * with them the assets router miniflare runs in front of every gateway request: what that router
- * costs the API (bench/cpu-per-request.mjs).
  */
 export async function startStack({
   gatewayVars = {},
@@ -85,10 +81,9 @@ export async function startStack({
   triggerHandlers = false,
   extraWorkers = [],
   inspectorPort,
-  gatewayAssets = true,
 } = {}) {
   const regionalConfigs = writeRegionalConfigs();
-  const { assets, ...gateway } = workerFromConfig(gatewayConfigPath, gatewayBundle, { ...gatewaySecrets, ...gatewayVars });
+  const gateway = workerFromConfig(gatewayConfigPath, gatewayBundle, { ...gatewaySecrets, ...gatewayVars });
   const options = convertV4MiniflareOptions({
     host: "127.0.0.1",
     port: 0,
@@ -102,7 +97,7 @@ export async function startStack({
         (level === "error" || level === "warn" ? console.error : console.log)(message);
     },
     workers: [
-      { ...gateway, ...(gatewayAssets ? { assets } : {}), name: "crm-gateway" },
+      { ...gateway, name: "crm-gateway" },
       {
         ...workerFromConfig(regionalConfigs.us, regionalBundle, {
           ...regionSecrets("us"),
@@ -117,6 +112,7 @@ export async function startStack({
         }),
         name: "crm-api-eu",
       },
+      docsAssetsWorker(),
       ...extraWorkers,
     ],
   });

@@ -101,8 +101,8 @@ describe("the plan", () => {
       "crm-us-2",
       "crm-eu-1",
     ]);
-    // The gateway binds both regions, so they go first.
-    expect(plan.deployOrder).toEqual(["crm-api-eu", "crm-api-us", "crm-gateway"]);
+    // The gateway binds both regions and the docs-assets Worker, so they go first.
+    expect(plan.deployOrder).toEqual(["crm-docs-assets", "crm-api-eu", "crm-api-us", "crm-gateway"]);
   });
 
   it("after a run that stopped halfway, only what is missing: nothing is created twice", () => {
@@ -138,7 +138,7 @@ describe("the plan", () => {
         { name: "crm-attachments-us", jurisdiction: null },
         { name: "crm-attachments-eu", jurisdiction: "eu" },
       ],
-      workers: ["crm-gateway", "crm-api-us", "crm-api-eu"],
+      workers: ["crm-gateway", "crm-api-us", "crm-api-eu", "crm-docs-assets"],
       secrets: Object.fromEntries(
         ["crm-gateway", "crm-api-us", "crm-api-eu"].map((worker) => [
           worker,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack } from "../../scripts/lib/stack.mjs";
 
 /**
- * The API reference page (Scalar, served with its build from the gateway's static assets) in a real
+ * The API reference page (Scalar, served with its build from the crm-docs-assets Worker's static assets) in a real
  * headless Chromium (Debian's package) against the stack on miniflare: every operation of the
  * document is listed, the try-it client sends `GET /workspaces` with a pasted key and shows the 200,
  * nothing is requested from another origin and the page's CSP refuses nothing Scalar does. Screenshots

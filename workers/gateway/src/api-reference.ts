@@ -4,11 +4,13 @@ import type { Context } from "hono";
 import type { GatewayAppEnv } from "./env";
 
 /**
- * Scalar's ESM build, served by Workers Static Assets from the gateway's `[assets]` directory
- * (copied there from node_modules by scripts/copy-docs-assets.mjs): the page loads nothing from
- * elsewhere, so it works offline and in tests.
+ * Where Scalar's ESM build is served: by Workers Static Assets from the assets-only `crm-docs-assets`
+ * Worker (workers/docs-assets/wrangler.toml; copied there from node_modules by
+ * scripts/copy-docs-assets.mjs), which the gateway forwards this prefix to. The page loads nothing
+ * from elsewhere, so it works offline and in tests.
  */
-export const scalarBundlePath = "/docs-assets/scalar/standalone.esm.js";
+export const docsAssetsPrefix = "/docs-assets/";
+export const scalarBundlePath = `${docsAssetsPrefix}scalar/standalone.esm.js`;
 
 /**
  * Scripts: the bundle and its chunks from this origin, plus the one inline script that starts it

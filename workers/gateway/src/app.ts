@@ -2,7 +2,7 @@ import { ApiError, catalogue, removedRoutes, respondWithError } from "@crm/contr
 import { databaseOf, newId } from "@crm/db";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { apiReferencePage } from "./api-reference";
+import { apiReferencePage, docsAssetsPrefix } from "./api-reference";
 import { gatewayConfig } from "./config";
 import { consoleApp } from "./console/console-app";
 import type { GatewayAppEnv, GatewayEnv } from "./env";
@@ -34,6 +34,8 @@ async function operationRequest(c: Context<GatewayAppEnv>): Promise<OperationReq
 export function createGateway(devRoutes?: Hono<GatewayAppEnv>) {
   const app = new Hono<GatewayAppEnv>();
   app.use(requestLog);
+  // The reference page's static files, as they are: no configuration, database or host check needed.
+  app.on(["GET", "HEAD"], `${docsAssetsPrefix}*`, (c) => c.env.DOCS_ASSETS.fetch(c.req.raw));
   app.use(async (c, next) => {
     // A misconfigured gateway fails here, at its first request, naming what is wrong.
     gatewayConfig(c.env);

@@ -12,6 +12,8 @@ export interface GatewayEnv {
   /** One service binding per region; the regional Workers have no public route. */
   API_US: Fetcher;
   API_EU: Fetcher;
+  /** The assets-only Worker of the reference page's static files (Scalar's build), served under `/docs-assets/`. */
+  DOCS_ASSETS: Fetcher;
   /** One sliding-window counter per key (`org:…`, `key:…`, `ip:…`, …): the rate limits of DESIGN.md section 4. */
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** Sign the actor context for each region; a region holds only its own, so no context serves another region. */
