@@ -92,8 +92,14 @@ export async function paginate<Row>(request: PageRequest<Row>, secret: string): 
   const position = payload?.p;
   const snapshot = payload ? payload.t : request.snapshot?.();
   const rows = await request.fetch({
-    after: position ? keysetAfter(request.order, position) : undefined,
-    orderBy: request.order.map(({ column, direction }) => (direction === "asc" ? asc(column) : desc(column))),
+    // Built when read: a compiled statement (the workspaces' page) takes `position` instead, and
+    // drizzle's SQL trees built for nothing were a per-request cost of `GET /workspaces`.
+    get after() {
+      return position ? keysetAfter(request.order, position) : undefined;
+    },
+    get orderBy() {
+      return request.order.map(({ column, direction }) => (direction === "asc" ? asc(column) : desc(column)));
+    },
     limit: request.limit + 1,
     position,
     snapshot,
