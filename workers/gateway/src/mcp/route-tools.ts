@@ -118,7 +118,9 @@ function routeTool(origin: string, operation: Operation & { mcpTool: string }, d
 const hasTool = (operation: Operation): operation is Operation & { mcpTool: string } =>
   operation.auth === "bearer" && operation.mcpTool !== null;
 
-const toolOperations = () => (catalogue as readonly Operation[]).filter(hasTool);
+/** The operations that are tools, in catalogue order, and by tool name: a `tools/call` names its tool on every call. */
+const toolOperations = (catalogue as readonly Operation[]).filter(hasTool);
+const toolOperationsByName = new Map(toolOperations.map((operation) => [operation.mcpTool, operation]));
 
 /** Tools built so far in this isolate, by name: each is built once (its validators compile once), when first asked for. */
 const built = new Map<string, RouteTool>();
@@ -133,7 +135,7 @@ function toolOf(origin: string, operation: Operation & { mcpTool: string }): Rou
   if (!tool) {
     const document = openApiDocumentFor(origin);
     const resultOf = (name: string) => {
-      const draftOperation = toolOperations().find((candidate) => candidate.mcpTool === name);
+      const draftOperation = toolOperationsByName.get(name);
       if (!draftOperation) throw new Error(`No tool ${name} to save drafts with`);
       return operationResult(document, draftOperation);
     };
@@ -145,10 +147,10 @@ function toolOf(origin: string, operation: Operation & { mcpTool: string }): Rou
 
 /** Every route tool (`tools/list`), each built once per isolate. */
 export function routeTools(origin: string): RouteTool[] {
-  return toolOperations().map((operation) => toolOf(origin, operation));
+  return toolOperations.map((operation) => toolOf(origin, operation));
 }
 
 export function routeToolNamed(origin: string, name: string): RouteTool | undefined {
-  const operation = toolOperations().find((candidate) => candidate.mcpTool === name);
+  const operation = toolOperationsByName.get(name);
   return operation ? toolOf(origin, operation) : undefined;
 }
