@@ -1,5 +1,5 @@
-import { catalogue, conditionalResourceOf, errorStatus, openApiDocument } from "@crm/contracts";
 import { exports } from "cloudflare:workers";
+import { catalogue, conditionalResourceOf, errorStatus, openApiDocument } from "@crm/contracts";
 import { describe, expect, it } from "vitest";
 import { scalarBundlePath } from "../workers/gateway/src/api-reference";
 import { openApiDocumentFor } from "../workers/gateway/src/openapi";
