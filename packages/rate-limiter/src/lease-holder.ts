@@ -304,9 +304,12 @@ export class LeaseHolder {
     const askedAt = this.#clock();
     const owed = state.owed.filter((settlement) => settlement.countsUntil > askedAt);
     state.owed = [];
-    // A lease past its end is retired (its settlement owed, and sent now), not continued.
+    // A lease past its end is retired (its settlement owed, and sent now), not continued. Nor is a
+    // live one by a call that only returns settlements (`returnEnded`, want 0): the object would
+    // close it, and the admissions the isolate made with it would stop counting there before the
+    // isolate settled them.
     this.#holdsSlot(state, askedAt);
-    const held = state.lease;
+    const held = want === 0 ? null : state.lease;
     if (held) held.resizing = { sentAt: askedAt, want };
     const call: CounterCall = { startedAt: askedAt, outcome: null };
     state.calling = call;

@@ -91,7 +91,9 @@ describe("leases across simulated isolates", () => {
     expect(world.refused).toBe(0);
   });
 
-  it.each([1, 2])(
+  // Seeds 4, 9 and 12 went over budget while a call that only returned settlements closed the
+  // isolate's live lease at the object (`LeaseHolder.#call`, want 0): 54 of 300 seeds did.
+  it.each([1, 2, 4, 9, 12])(
     "with slow calls (past the abandoned-call time) and failing ones, never admits more than a budget, and puts back every settlement a failed call carried (seed %i)",
     async (seed) => {
       const draw = seededRandom(seed * 104_729);
