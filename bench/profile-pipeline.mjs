@@ -1,15 +1,17 @@
 // CPU profiles of the pipeline's two isolates (the gateway and the us region) for the benchmark's
 // request, `GET /api/v1/workspaces` with alice's key (or, with `--surface=mcp`, the MCP section's
-// `tools/call workspaces_list`), through workerd's inspector: self and inclusive time per function,
+// `tools/call workspaces_list`; with `--surface=record`, `GET /records/{id}` of a demo record; with `--surface=query`, the records benchmark's query over
+// 20 000 deals), through workerd's inspector: self and inclusive time per function,
 // as shares of each isolate's sampled CPU. `--surface=floor` profiles the two-Worker floor's
 // isolates instead (bench/floor.mjs: a bare gateway forwarding to the bare one-read handler), what
 // the pipeline's are read against. Not a section of the benchmark (it measures where time goes, not
 // how fast): run it on its own after a bench build,
-//   bash scripts/toolchain.sh node bench/profile-pipeline.mjs [--surface=rest|mcp|floor] [--requests=3000] [--connections=1] [--top=30]
+//   bash scripts/toolchain.sh node bench/profile-pipeline.mjs [--surface=rest|mcp|record|query|floor] [--requests=3000] [--connections=1] [--top=30]
 import { buildDir, startStack } from "../scripts/lib/stack.mjs";
 import { startFloor } from "./floor.mjs";
 import { load } from "./load.mjs";
 import { recordedToolCall } from "./mcp.mjs";
+import { seedDeals } from "./records.mjs";
 import { inspectorSession } from "./profile.mjs";
 
 const argument = (name, fallback) => {
@@ -88,6 +90,17 @@ function report(name, { self, inclusive, natives, own, gc, elsewhere }) {
   );
 }
 
+/** `GET /records/{id}` of the demo's first record in its first workspace (`--surface=record`). */
+async function demoRecordUrl(stack, auth) {
+  const api = (path) => fetch(new URL(`/api/v1${path}`, stack.url), { headers: auth }).then((response) => response.json());
+  const { objects } = await api(`/crm/objects?workspaceId=${stack.demo.organizations[0].workspaces[0].id}`);
+  for (const object of objects) {
+    const [record] = (await api(`/records?objectTypeId=${object.id}`)).data;
+    if (record) return new URL(`/api/v1/records/${record.id}`, stack.url).href;
+  }
+  throw new Error("The demo seed has no record");
+}
+
 /** The pipeline's stack for a REST or MCP request, or the floor: the request and the two isolates to profile. */
 async function target() {
   if (surface === "floor") {
@@ -100,10 +113,22 @@ async function target() {
   });
   const auth = { authorization: `Bearer ${stack.demo.organizations[0].users[0].apiKey}` };
   const mcpUrl = new URL("/mcp", stack.url).href;
+  if (surface === "query") {
+    // The records benchmark's query over 20 000 of its deals (`bench/records.mjs`).
+    const { deals, stage, amount } = await seedDeals(stack, auth, 20_000);
+    const query = {
+      objectTypeId: deals.id,
+      filter: { op: "and", conditions: [{ fieldDefinitionId: stage, operator: "eq", value: "won" }] },
+      sorts: [{ fieldDefinitionId: amount, direction: "desc" }],
+      limit: 50,
+    };
+    const init = { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(query) };
+    return { mf: stack.mf, url: new URL("/api/v1/records/query", stack.url).href, init, workers: ["crm-gateway", "crm-api-us"] };
+  }
   const { url, ...init } =
     surface === "mcp"
       ? { url: mcpUrl, ...(await recordedToolCall(mcpUrl, auth, "workspaces_list")).request }
-      : { url: new URL("/api/v1/workspaces", stack.url).href, method: "GET", headers: auth };
+      : { url: surface === "record" ? await demoRecordUrl(stack, auth) : new URL("/api/v1/workspaces", stack.url).href, method: "GET", headers: auth };
   return { mf: stack.mf, url, init, workers: ["crm-gateway", "crm-api-us"] };
 }
 

@@ -14,7 +14,7 @@ const seedChunk = 50_000;
  * through the API would take the whole run), in the same shape the API writes: one value row per
  * field and record.
  */
-async function seedDeals(stack, auth, recordCount) {
+export async function seedDeals(stack, auth, recordCount) {
   const api = (path) => new URL(`/api/v1${path}`, stack.url);
   const sales = stack.demo.organizations[0].workspaces[0].id;
   const deals = await objectTypeOf(stack, auth, sales, "deals");

@@ -301,3 +301,11 @@ export const jsonBody = <T extends z.ZodType>(schema: T, required = true) => ({
   required,
   content: { "application/json": { schema } },
 });
+
+/**
+ * Whether an operation may change data: not a `GET`, and not a `POST` the catalogue marks read-only
+ * (`POST /records/query` reads with a body). Such an operation writes no events and takes no
+ * idempotency-key argument as an MCP tool.
+ */
+export const changesData = (operation: Pick<Operation, "method" | "mcpHints">) =>
+  operation.method !== "get" && !operation.mcpHints.readOnlyHint;

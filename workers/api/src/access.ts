@@ -1,6 +1,6 @@
 import { type ActorContext, ApiError, type WorkspaceRole } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { and, eq, isNull, type SQL } from "drizzle-orm";
+import { and, eq, isNull, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "./database";
 
@@ -18,8 +18,9 @@ export interface WorkspaceAccess {
 export const reachesEveryWorkspace = (actor: ActorContext) =>
   actor.actor.type !== "user" || actor.organizationRole === "owner" || actor.organizationRole === "admin";
 
-export const memberJoin = (actor: ActorContext) =>
-  and(eq(workspaceMembers.workspaceId, workspaces.id), eq(workspaceMembers.userId, actor.actor.id)) as SQL;
+/** The membership of `userId` (an actor's id, or a placeholder in a statement prepared once) joined to its workspace. */
+export const memberJoin = (userId: string | Placeholder) =>
+  and(eq(workspaceMembers.workspaceId, workspaces.id), eq(workspaceMembers.userId, userId)) as SQL;
 
 /** Effective role and inheritance of one visible workspace for the actor (null role for apps and agents). */
 export function accessOf(
@@ -63,7 +64,7 @@ export const workspaceWithMembership = (db: Database, actor: ActorContext, where
       inboxAccess: workspaceMembers.inboxAccess,
     })
     .from(workspaces)
-    .leftJoin(workspaceMembers, memberJoin(actor))
+    .leftJoin(workspaceMembers, memberJoin(actor.actor.id))
     .where(where)
     .limit(1);
 

@@ -2,6 +2,7 @@ import {
   ApiError,
   actorContextHeader,
   catalogue,
+  changesData,
   inputNaming,
   jsonRequestBody,
   type Operation,
@@ -92,16 +93,18 @@ export function createApp(devRoutes?: Hono<AppEnv>) {
     if (operation.servedBy !== "region") continue;
     const handler = handlers[operation.operationId as keyof typeof handlers];
     // A read has no body, claims no idempotency key and writes no events: those steps would only
-    // pass it on (each one a step of every read's path), so a read's route does not take them.
-    const writes = operation.method !== "get";
+    // pass it on (each one a step of every read's path), so a read's route does not take them. A
+    // read with a body (`POST /records/query`) takes the body's checks and the key, but writes no
+    // events: looking for them after each query was a database read of every such request.
+    const hasBody = operation.method !== "get";
     const middleware = [
       gatewayContext(operation),
       wellFormedQuery,
-      writes ? jsonRequestBody : null,
+      hasBody ? jsonRequestBody : null,
       entityTags(operation),
-      writes ? idempotency : null,
+      hasBody ? idempotency : null,
       preconditions(operation),
-      writes ? sendEvents : null,
+      changesData(operation) ? sendEvents : null,
     ].filter((step) => step !== null);
     // A loop over the catalogue loses the pairing of route and handler types; the handlers map checks it.
     api.openapi({ ...operation.route, middleware }, handler as never);

@@ -1,4 +1,12 @@
-import { catalogue, type JsonSchema, type Operation, operationArguments, operationResult, takesIfMatch } from "@crm/contracts";
+import {
+  catalogue,
+  changesData,
+  type JsonSchema,
+  type Operation,
+  operationArguments,
+  operationResult,
+  takesIfMatch,
+} from "@crm/contracts";
 import { fromJsonSchema, type StandardSchemaWithJSON, type ToolAnnotations } from "@modelcontextprotocol/server";
 import { openApiDocumentFor } from "../openapi";
 
@@ -86,7 +94,7 @@ const sendsSavedDraft = (draftTool: string) =>
 
 function routeTool(origin: string, operation: Operation & { mcpTool: string }, draftResult: (name: string) => JsonSchema | null) {
   const document = openApiDocumentFor(origin);
-  const writes = operation.method !== "get" && !operation.mcpHints.readOnlyHint;
+  const writes = changesData(operation);
   const conditional = takesIfMatch(operation, catalogue);
   const sendMode = operation.mcpSendMode;
   const extra = {

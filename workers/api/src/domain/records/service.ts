@@ -4,6 +4,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { loadInWorkspace, memberJoin, reachFrom, type WorkspaceAccess } from "../../access";
 import { compiledOnce, compiledRows } from "../../compiled-statements";
 import { changeWithoutLoss } from "../../conditional-write";
+import type { Database } from "../../database";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { loadObjectType } from "../crm/object-types";
@@ -33,7 +34,17 @@ export async function createRecordIn(context: ServiceContext, objectTypeId: stri
  * same 404 as with `loadRecord`.
  */
 export async function readRecord({ db, actor }: ServiceContext, recordId: string): Promise<RecordResponse> {
-  const [row] = await db
+  const [row] = await recordRead(db).all({ recordId, userId: actor.actor.id });
+  if (!row) throw new ApiError("not_found", "Record not found");
+  reachFrom(actor, row.record.workspaceId, row, { what: "Record" });
+  const fields = fieldsWithOptionsFromJson(row.fields, row.options);
+  const [response] = responsesFrom(fields, [row.record], valuesFromJson(recordId, row.values));
+  return response as RecordResponse;
+}
+
+/** The record read's statement, its values placeholders; drizzle writes its SQL once per shard database, not per read. */
+const prepareRecordRead = (db: Database) =>
+  db
     .select({
       record: records,
       workspace: workspaces,
@@ -45,14 +56,20 @@ export async function readRecord({ db, actor }: ServiceContext, recordId: string
     })
     .from(records)
     .innerJoin(workspaces, eq(workspaces.id, records.workspaceId))
-    .leftJoin(workspaceMembers, memberJoin(actor))
-    .where(and(eq(records.id, recordId), isNull(records.deletedAt)))
-    .limit(1);
-  if (!row) throw new ApiError("not_found", "Record not found");
-  reachFrom(actor, row.record.workspaceId, row, { what: "Record" });
-  const fields = fieldsWithOptionsFromJson(row.fields, row.options);
-  const [response] = responsesFrom(fields, [row.record], valuesFromJson(recordId, row.values));
-  return response as RecordResponse;
+    .leftJoin(workspaceMembers, memberJoin(sql.placeholder("userId")))
+    .where(and(eq(records.id, sql.placeholder("recordId")), isNull(records.deletedAt)))
+    .limit(1)
+    .prepare();
+
+const recordReads = new WeakMap<Database, ReturnType<typeof prepareRecordRead>>();
+
+function recordRead(db: Database) {
+  let prepared = recordReads.get(db);
+  if (!prepared) {
+    prepared = prepareRecordRead(db);
+    recordReads.set(db, prepared);
+  }
+  return prepared;
 }
 
 /** Changes the named fields of a record, conditionally (`changeWithoutLoss`). */
