@@ -11,8 +11,8 @@ import { buildDir, startStack } from "../scripts/lib/stack.mjs";
 import { startFloor } from "./floor.mjs";
 import { load } from "./load.mjs";
 import { recordedToolCall } from "./mcp.mjs";
-import { seedDeals } from "./records.mjs";
 import { inspectorSession } from "./profile.mjs";
+import { seedDeals } from "./records.mjs";
 
 const argument = (name, fallback) => {
   const found = process.argv.find((arg) => arg.startsWith(`--${name}=`));
@@ -128,7 +128,11 @@ async function target() {
   const { url, ...init } =
     surface === "mcp"
       ? { url: mcpUrl, ...(await recordedToolCall(mcpUrl, auth, "workspaces_list")).request }
-      : { url: surface === "record" ? await demoRecordUrl(stack, auth) : new URL("/api/v1/workspaces", stack.url).href, method: "GET", headers: auth };
+      : {
+          url: surface === "record" ? await demoRecordUrl(stack, auth) : new URL("/api/v1/workspaces", stack.url).href,
+          method: "GET",
+          headers: auth,
+        };
   return { mf: stack.mf, url, init, workers: ["crm-gateway", "crm-api-us"] };
 }
 

@@ -25,16 +25,18 @@ export const requestLog: MiddlewareHandler<GatewayAppEnv> = async (c, next) => {
   c.set("requestId", newId("req"));
   c.set("requestFacts", newRequestFacts());
   await next();
-  c.header("x-request-id", c.var.requestId);
+  // `c.get`, not `c.var`, which copies every variable on each access.
+  const requestId = c.get("requestId");
+  c.header("x-request-id", requestId);
   const line: RequestLogLine = {
     level: "info",
     message: "request",
-    requestId: c.var.requestId,
+    requestId,
     // The last matched route is the handler's own template; an unmatched path names only the catch-all.
     route: `${c.req.method} ${routePath(c, -1)}`,
     status: c.res.status,
     durationMs: Date.now() - started,
-    ...c.var.requestFacts,
+    ...c.get("requestFacts"),
   };
   console.log(JSON.stringify(line));
 };

@@ -18,14 +18,21 @@ export interface GatewayCall {
   requestFacts: RequestFacts;
 }
 
-/** The call of a gateway request, for any surface that runs an operation within it. */
-export const gatewayCall = <E extends GatewayAppEnv>(c: Context<E>): GatewayCall => ({
-  env: c.env,
-  executionCtx: c.executionCtx,
-  controlDb: c.var.controlDb,
-  requestId: c.var.requestId,
-  requestFacts: c.var.requestFacts,
-});
+/**
+ * The call of a gateway request, for any surface that runs an operation within it. Variables are
+ * read with `c.get`: Hono's `c.var` copies every variable into a new object on each access.
+ */
+export const gatewayCall = <E extends GatewayAppEnv>(c: Context<E>): GatewayCall => {
+  // E's variables include the gateway's, but TypeScript cannot look a name up in a generic E's.
+  const context = c as unknown as Context<GatewayAppEnv>;
+  return {
+    env: c.env,
+    executionCtx: c.executionCtx,
+    controlDb: context.get("controlDb"),
+    requestId: context.get("requestId"),
+    requestFacts: context.get("requestFacts"),
+  };
+};
 
 /** The HTTP request an operation runs for: as received by a REST route, or built by another surface. */
 export interface OperationRequest {
