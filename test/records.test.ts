@@ -376,12 +376,12 @@ describe("listing and querying", () => {
     return { scored, score, band };
   }
 
-  /** Every page of a sorted query, following cursors; `betweenPages` runs after each page. */
+  /** Every page of a sorted (and `filter`ed) query, following cursors; `afterPage` runs after each page. */
   async function queryAll(
     objectTypeId: string,
     sort: { fieldDefinitionId: string; direction: "asc" | "desc" },
     limit: number,
-    betweenPages?: () => Promise<unknown>,
+    { filter, afterPage }: { filter?: unknown; afterPage?: (page: Page) => unknown } = {},
   ) {
     const seen: RecordBody[] = [];
     let cursor: string | null = null;
@@ -389,11 +389,11 @@ describe("listing and querying", () => {
       const page: Page = await expectStatus<Page>(200, "/records/query", {
         method: "POST",
         key,
-        json: { objectTypeId, sorts: [sort], limit, ...(cursor ? { cursor } : {}) },
+        json: { objectTypeId, ...(filter ? { filter } : {}), sorts: [sort], limit, ...(cursor ? { cursor } : {}) },
       });
       seen.push(...page.data);
       cursor = page.pagination.cursor;
-      await betweenPages?.();
+      await afterPage?.(page);
     } while (cursor);
     return seen;
   }
@@ -411,9 +411,9 @@ describe("listing and querying", () => {
       ids.set(record.id, value);
     }
     // Another client inserts after every page; rows existing at the start still come exactly once.
-    const seen = await queryAll(scored.id, { fieldDefinitionId: score.id, direction: "desc" }, 3, () =>
-      create(scored.id, { name: "late", score: 4, band: "low" }),
-    );
+    const seen = await queryAll(scored.id, { fieldDefinitionId: score.id, direction: "desc" }, 3, {
+      afterPage: () => create(scored.id, { name: "late", score: 4, band: "low" }),
+    });
     const original = seen.filter((record) => ids.has(record.id));
     expect(original.map((record) => record.fields.score)).toEqual([9, 8, 7, 5, 3, 3, 3, 1, null, null]);
     expect(new Set(seen.map((record) => record.id)).size).toBe(seen.length);
@@ -481,25 +481,11 @@ describe("listing and querying", () => {
         const order = x[0] === y[0] ? x[1].localeCompare(y[1]) : x[0] - y[0];
         return direction === "asc" ? order : -order;
       });
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const page: Page = await expectStatus<Page>(200, "/records/query", {
-          method: "POST",
-          key,
-          json: {
-            objectTypeId: scored.id,
-            filter: { op: "and", conditions: [{ fieldDefinitionId: band.id, operator: "eq", value: "high" }] },
-            sorts: [{ fieldDefinitionId: score.id, direction }],
-            limit: 2,
-            ...(cursor ? { cursor } : {}),
-          },
-        });
-        expect(page.data.length).toBe(page.pagination.cursor ? 2 : page.data.length);
-        seen.push(...page.data.map((record) => record.id));
-        cursor = page.pagination.cursor;
-      } while (cursor);
-      expect(seen).toEqual(expected.map((record) => record.id));
+      const seen = await queryAll(scored.id, { fieldDefinitionId: score.id, direction }, 2, {
+        filter: { op: "and", conditions: [{ fieldDefinitionId: band.id, operator: "eq", value: "high" }] },
+        afterPage: (page) => expect(page.data.length).toBe(page.pagination.cursor ? 2 : page.data.length),
+      });
+      expect(seen.map((record) => record.id)).toEqual(expected.map((record) => record.id));
     }
   });
 

@@ -57,6 +57,23 @@ export class StatementsByShape {
   }
 }
 
+/**
+ * A drizzle query prepared once per database, its values `sql.placeholder`s: drizzle writes its SQL
+ * once, not on every run. For a read whose rows drizzle maps into nested objects (a table's columns
+ * as one object), which a compiled statement would leave to be mapped again by hand.
+ */
+export function preparedOnce<Prepared>(prepare: (db: Database) => Prepared): (db: Database) => Prepared {
+  const prepared = new WeakMap<Database, Prepared>();
+  return (db) => {
+    let query = prepared.get(db);
+    if (query === undefined) {
+      query = prepare(db);
+      prepared.set(db, query);
+    }
+    return query;
+  };
+}
+
 /** The statement bound to `values` (by placeholder name), prepared once per database binding. */
 export function boundStatement(db: Database, statement: CompiledStatement, values: Record<string, unknown>) {
   const client = db.$client;

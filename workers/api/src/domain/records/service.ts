@@ -2,9 +2,8 @@ import { ApiError, type operations, type WorkspaceRole } from "@crm/contracts";
 import { regional, rowJson, rowsFromJson } from "@crm/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { loadInWorkspace, memberJoin, reachFrom, type WorkspaceAccess } from "../../access";
-import { compiledOnce, compiledRows } from "../../compiled-statements";
+import { compiledOnce, compiledRows, preparedOnce } from "../../compiled-statements";
 import { changeWithoutLoss } from "../../conditional-write";
-import type { Database } from "../../database";
 import type { ServiceContext } from "../../env";
 import type { BodyOf, QueryOf } from "../../inputs";
 import { loadObjectType } from "../crm/object-types";
@@ -42,8 +41,8 @@ export async function readRecord({ db, actor }: ServiceContext, recordId: string
   return response as RecordResponse;
 }
 
-/** The record read's statement, its values placeholders; drizzle writes its SQL once per shard database, not per read. */
-const prepareRecordRead = (db: Database) =>
+/** The record read's statement, the record and the caller as placeholders. */
+const recordRead = preparedOnce((db) =>
   db
     .select({
       record: records,
@@ -59,18 +58,8 @@ const prepareRecordRead = (db: Database) =>
     .leftJoin(workspaceMembers, memberJoin(sql.placeholder("userId")))
     .where(and(eq(records.id, sql.placeholder("recordId")), isNull(records.deletedAt)))
     .limit(1)
-    .prepare();
-
-const recordReads = new WeakMap<Database, ReturnType<typeof prepareRecordRead>>();
-
-function recordRead(db: Database) {
-  let prepared = recordReads.get(db);
-  if (!prepared) {
-    prepared = prepareRecordRead(db);
-    recordReads.set(db, prepared);
-  }
-  return prepared;
-}
+    .prepare(),
+);
 
 /** Changes the named fields of a record, conditionally (`changeWithoutLoss`). */
 export async function updateRecordOf(context: ServiceContext, recordId: string, fields: Record<string, unknown>) {
