@@ -7,6 +7,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
 } from "@modelcontextprotocol/server";
+import { isPlainObject } from "./json-message";
 import type { RouteTool, ToolArguments } from "./route-tools";
 import { serverInfo } from "./server";
 import { callRouteTool, type McpCaller, structuredText } from "./tool-call";
@@ -24,9 +25,6 @@ import { callRouteTool, type McpCaller, structuredText } from "./tool-call";
  * token or a log level), arguments that fail the tool's input schema (the SDK words that error),
  * tools that answer an attachment's bytes, utility and unknown tools.
  */
-
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The revision answered here: DESIGN.md section 11's, the SDK's one 2026-era revision. */
 export const directRevision = "2026-07-28";

@@ -6,7 +6,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { isPlainObject } from "./direct-call";
+import { isPlainObject } from "./json-message";
 import { mcpServer } from "./server";
 import type { McpCaller } from "./tool-call";
 
