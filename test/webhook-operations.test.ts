@@ -191,6 +191,28 @@ describe("POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", () => {
   });
 });
 
+describe("PATCH /webhooks/{webhookId} url", () => {
+  it("applies from its answer on: an event written right after goes to the new url", async () => {
+    const where = await place();
+    const before = receiverPath();
+    const after = receiverPath();
+    const { webhook } = await subscribe(where, before);
+    // A first delivery: the lane now holds the subscription as read, with the old url.
+    await createRecord(where);
+    await eventually(
+      () => received(before),
+      (items) => items.length === 1,
+    );
+    await expectStatus(200, `/webhooks/${webhook.id}`, { method: "PATCH", key: where.key, json: { url: receiverUrl(after) } });
+    await createRecord(where);
+    await eventually(
+      () => received(after),
+      (items) => items.length === 1,
+    );
+    expect(await received(before)).toHaveLength(1);
+  });
+});
+
 describe("POST /webhooks/{webhookId}/replay", () => {
   it("replays once under one Idempotency-Key, even sent twice at once", async () => {
     const where = await place();
@@ -246,12 +268,70 @@ describe("POST /webhooks/{webhookId}/replay", () => {
     ]);
   });
 
+  it("replays only what the subscription was delivered, never what its later filters match", async () => {
+    const where = await place();
+    const path = receiverPath();
+    const { webhook } = await expectStatus<{ webhook: { id: string } }>(201, "/webhooks", {
+      method: "POST",
+      key: where.key,
+      json: { workspaceId: where.workspaceId, url: receiverUrl(path), eventTypes: ["record.deleted"] },
+    });
+    await createRecord(where);
+    const deleted = await createRecord(where);
+    await expectStatus(200, `/records/${deleted.record.id}`, { method: "DELETE", key: where.key });
+    const [deletion] = await eventually(
+      () => received(path),
+      (items) => items.length === 1,
+    );
+    await expectStatus(200, `/webhooks/${webhook.id}`, {
+      method: "PATCH",
+      key: where.key,
+      json: { eventTypes: ["record.created"] },
+    });
+    const response = await post(`/webhooks/${webhook.id}/replay`, where.key, { sinceMs: Date.now() - 60_000 });
+    expect(response.status).toBe(202);
+    // The deletion alone: the two creations were never its deliveries.
+    expect(await response.json()).toEqual({ queued: 1 });
+    const all = await receivedBefore(path, testDeliveryMarker(where, webhook.id));
+    expect(all.map((request) => request.headers["webhook-id"])).toEqual([
+      deletion?.headers["webhook-id"],
+      deletion?.headers["webhook-id"],
+    ]);
+    expect(JSON.parse(all[1]?.body ?? "{}")).toMatchObject({ type: "record.deleted" });
+  });
+
+  it("after a url change replays only what was delivered after it, to the new url", async () => {
+    const where = await place();
+    const before = receiverPath();
+    const after = receiverPath();
+    const { webhook } = await subscribe(where, before);
+    await createRecord(where);
+    await eventually(
+      () => received(before),
+      (items) => items.length === 1,
+    );
+    await expectStatus(200, `/webhooks/${webhook.id}`, { method: "PATCH", key: where.key, json: { url: receiverUrl(after) } });
+    await createRecord(where);
+    const [first] = await eventually(
+      () => received(after),
+      (items) => items.length === 1,
+    );
+    const response = await post(`/webhooks/${webhook.id}/replay`, where.key, { sinceMs: Date.now() - 60_000 });
+    expect(await response.json()).toEqual({ queued: 1 });
+    const all = await receivedBefore(after, testDeliveryMarker(where, webhook.id));
+    expect(all.map((request) => request.headers["webhook-id"])).toEqual([
+      first?.headers["webhook-id"],
+      first?.headers["webhook-id"],
+    ]);
+    expect(await received(before)).toHaveLength(1);
+  });
+
   it("replays 2 000 events with their webhook-ids while another workspace's live deliveries keep their pace", async () => {
     const replayed = await place();
     const path = receiverPath();
     const { webhook, secret } = await subscribe(replayed, path);
     // History already delivered once: in the outbox and marked queued, as after a dispatch.
-    const { start, eventIds } = await seedDispatchedEvents(replayed, 2_000);
+    const { start, eventIds } = await seedDispatchedEvents(replayed, 2_000, webhook.id);
     const live = await place();
     const livePath = receiverPath();
     await subscribe(live, livePath);

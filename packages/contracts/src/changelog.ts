@@ -45,6 +45,18 @@ export interface Release {
 
 export const changelog: Release[] = [
   {
+    date: "2026-12-02",
+    title: "Webhook replays send what was delivered; a url change applies from its answer",
+    changes: [
+      {
+        category: "behaviour_change",
+        summary:
+          "`POST /webhooks/{webhookId}/replay` sends exactly the deliveries made for the subscription in the range, never events that only its present filters match, and after a `url` change only events written after that change. `PATCH /webhooks/{webhookId}` with a new `url` applies from its answer on: no delivery attempted after it goes to the old URL.",
+        routes: ["POST /webhooks/{webhookId}/replay", "PATCH /webhooks/{webhookId}"],
+      },
+    ],
+  },
+  {
     date: "2026-11-26",
     title:
       "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, writes that never lose an update and conditional requests, data fidelity, the console as a product, background work that recovers, security and protocol fixes",

@@ -50,6 +50,8 @@ export const webhooks = sqliteTable(
     createdBy: text("created_by").notNull(),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /** When `url` last changed (null: never since creation): a replay sends only what was written after. */
+    urlChangedAt: integer("url_changed_at"),
   },
   (table) => [index("webhooks_workspace").on(table.workspaceId, table.createdAt, table.id)],
 );

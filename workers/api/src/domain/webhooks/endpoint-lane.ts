@@ -235,6 +235,21 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
     this.#pump();
   }
 
+  /**
+   * The events of the deliveries this lane holds whose attempts D1 does not show yet (accepted and
+   * not yet concluded, or concluded and not yet written): with D1's attempt rows, every delivery the
+   * fan-out made for the subscription, which is what a replay sends. A read: the lane is unchanged.
+   */
+  heldEventIds(): string[] {
+    return this.ctx.storage.sql
+      .exec<{ eventId: string }>(
+        `select message ->> 'eventId' as eventId from deliveries
+         union select attempt ->> 'eventId' from unwritten_attempts`,
+      )
+      .toArray()
+      .map((row) => row.eventId);
+  }
+
   health(): EndpointHealth {
     const breaker = this.#breaker;
     const next = this.ctx.storage.sql.exec<{ at: number | null }>("select min(run_at) as at from deliveries").one().at;

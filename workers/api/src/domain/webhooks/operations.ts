@@ -132,13 +132,15 @@ export async function redeliverOf(context: ServiceContext, env: DeliveryEnv, web
 }
 
 /**
- * `POST /webhooks/{webhookId}/replay`: the events of the range that the subscription's filters match
- * and that came after it was created, in write order, handed to its lane a page at a time, each
- * with the delivery id (`webhook-id`) it had. They bypass the workspace's burst limit: the lane sends
- * them at its own pace (8 in flight, its retries and breaker) and other subscriptions, each with a
- * lane of its own, are not slowed. A request that stops midway has handed over whole pages; a retry
- * with the same `Idempotency-Key` after its lock expired hands them over again (a lane ignores a
- * delivery it still holds; one it finished goes once more, with the same `webhook-id`).
+ * `POST /webhooks/{webhookId}/replay`: exactly the deliveries the fan-out made for this subscription
+ * whose events are in the range (its attempt rows in D1, and what its lane holds not yet written
+ * there), never events that only its present filters would match; after a `url` change, only events
+ * written after it, none of which went to the old receiver. In write order, handed to its lane a page
+ * at a time, each with the delivery id (`webhook-id`) it had. They bypass the workspace's burst limit:
+ * the lane sends them at its own pace (8 in flight, its retries and breaker) and other subscriptions,
+ * each with a lane of its own, are not slowed. A request that stops midway has handed over whole
+ * pages; a retry with the same `Idempotency-Key` after its lock expired hands them over again (a lane
+ * ignores a delivery it still holds; one it finished goes once more, with the same `webhook-id`).
  */
 export async function replayOf(
   context: ServiceContext,
@@ -155,18 +157,21 @@ export async function replayOf(
     ...(until <= sinceMs ? [{ path: "untilMs", message: "Must be after sinceMs" }] : []),
   ];
   if (problems.length > 0) throw new ApiError("invalid_request", "The range to replay is not valid", problems);
-  const selection = selectionConditions(
-    {
-      workspaceId: webhook.workspaceId,
-      types: webhook.eventTypes,
-      objectTypeIds: webhook.objectTypeIds.length > 0 ? webhook.objectTypeIds : undefined,
-      sinceMs: Math.max(sinceMs, webhook.createdAt),
-      untilMs: until,
-      linkedConversationsOnly: false,
-    },
-    now,
-  );
   const lane = env.WEBHOOK_ENDPOINTS.get(env.WEBHOOK_ENDPOINTS.idFromName(webhook.id));
+  const held = await lane.heldEventIds();
+  const selection = and(
+    selectionConditions(
+      {
+        workspaceId: webhook.workspaceId,
+        sinceMs: Math.max(sinceMs, webhook.createdAt, webhook.urlChangedAt ?? 0),
+        untilMs: until,
+        linkedConversationsOnly: false,
+      },
+      now,
+    ),
+    sql`(${eventOutbox.id} in (select ${webhookAttempts.eventId} from ${webhookAttempts} where ${webhookAttempts.webhookId} = ${webhook.id})
+      or ${eventOutbox.id} in (select value from json_each(${JSON.stringify(held)})))`,
+  );
   let position = 0;
   let count = 0;
   for (;;) {

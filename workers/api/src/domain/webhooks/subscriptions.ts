@@ -57,6 +57,7 @@ export async function createWebhookIn(
     createdBy: actor.actor.id,
     createdAt: now,
     updatedAt: now,
+    urlChangedAt: null,
   };
   await db.insert(webhooks).values(row);
   return row;
@@ -92,7 +93,7 @@ export async function listWebhooksOf(context: ServiceContext, query: QueryOf<typ
  */
 export async function updateWebhookOf(
   context: ServiceContext,
-  env: WebhookEnv,
+  env: WebhookEnv & Pick<RegionEnv, "WEBHOOK_ENDPOINTS">,
   webhookId: string,
   changes: BodyOf<typeof operations.updateWebhook>,
 ) {
@@ -113,8 +114,13 @@ export async function updateWebhookOf(
         ...(changes.isActive ? { disabledReason: null } : {}),
       };
       const updatedAt = nextUpdatedAt(webhook);
+      if (columns.url !== undefined && columns.url !== webhook.url) columns.urlChangedAt = updatedAt;
       await runConditionalBatch(db, webhooks, webhook, columns, updatedAt);
-      return webhookResponse({ ...webhook, ...columns, updatedAt });
+      const updated = { ...webhook, ...columns, updatedAt };
+      // The lane rereads its subscription only every second: handed over before the answer, a new
+      // URL (or filters, or deactivation) applies to every delivery attempted after it.
+      await env.WEBHOOK_ENDPOINTS.get(env.WEBHOOK_ENDPOINTS.idFromName(webhook.id)).subscriptionChanged(updated);
+      return webhookResponse(updated);
     },
   });
 }
