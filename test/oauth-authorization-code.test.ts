@@ -364,6 +364,17 @@ describe("the authorization endpoint", () => {
     expect(html).toContain("not verified");
   });
 
+  it("says on the consent page that webhooks:write gives the events' content", async () => {
+    const user = await signedInUser();
+    const registered = await registerPublicClient();
+    const request = await authorizationUrl(registered.client, registered.redirectUri, {
+      scope: "webhooks:read webhooks:write",
+    });
+    const response = await gatewayFetch()(request.url, { headers: { cookie: user.cookie } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("receive the full content of the events they deliver");
+  });
+
   it("sends access_denied back when the user denies", async () => {
     const user = await signedInUser();
     const registered = await registerPublicClient();

@@ -44,7 +44,8 @@ export const scopeDescriptions: Record<Scope, string> = {
   "inbox:send": "Send messages from the shared inbox",
   "meetings:read": "See meetings and calls",
   "webhooks:read": "See webhook subscriptions and their deliveries",
-  "webhooks:write": "Create, change and delete webhook subscriptions",
+  "webhooks:write":
+    "Create, change and delete webhook subscriptions, and so receive the full content of the events they deliver (record values, task and note text, mail subjects and snippets), including events of the last 30 days through a replay",
   "integrations:read": "See the workspace's meeting-notes and calling provider connections",
   "integrations:write": "Connect and disconnect meeting-notes and calling providers and rotate their signing secrets",
   "usage:read": "See the organization's API usage and token costs",
