@@ -369,3 +369,26 @@ describe("POST /webhooks/{webhookId}/replay", () => {
     expect(Math.max(...during)).toBeLessThan(Math.max(...idle) + 1_000);
   }, 120_000);
 });
+
+describe("POST /webhooks: the workspace's limit", () => {
+  it("holds at most 50 subscriptions, even when the last ones are created at once", async () => {
+    const where = await place();
+    for (let n = 0; n < 47; n++) await subscribe(where, receiverPath());
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        post("/webhooks", where.key, {
+          workspaceId: where.workspaceId,
+          url: receiverUrl(receiverPath()),
+          eventTypes: ["record.created"],
+        }),
+      ),
+    );
+    expect(racing.map((response) => response.status).sort()).toEqual([201, 201, 201, 409, 409, 409]);
+    const refused = racing.find((response) => response.status === 409) as Response;
+    expect((await errorOf(refused)).code).toBe("conflict");
+    const listed = await expectStatus<{ data: unknown[] }>(200, `/webhooks?workspaceId=${where.workspaceId}&limit=100`, {
+      key: where.key,
+    });
+    expect(listed.data).toHaveLength(50);
+  });
+});

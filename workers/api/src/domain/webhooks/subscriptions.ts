@@ -60,7 +60,28 @@ export async function createWebhookIn(
     urlChangedAt: null,
   };
   await db.insert(webhooks).values(row);
+  await assertWithinSubscriptionLimit(db, row);
   return row;
+}
+
+/** DESIGN.md section 14: a workspace holds at most this many subscriptions. */
+export const maxWebhooksPerWorkspace = 50;
+
+/**
+ * Two creations at once both insert; in insertion order (SQLite's rowid) the first
+ * `maxWebhooksPerWorkspace` of the workspace stay and a later one is removed before it is
+ * answered, so no number of concurrent creations passes the limit.
+ */
+async function assertWithinSubscriptionLimit(db: ServiceContext["db"], row: WebhookRow): Promise<void> {
+  const kept = await db
+    .select({ id: webhooks.id })
+    .from(webhooks)
+    .where(eq(webhooks.workspaceId, row.workspaceId))
+    .orderBy(sql`rowid`)
+    .limit(maxWebhooksPerWorkspace);
+  if (kept.some((webhook) => webhook.id === row.id)) return;
+  await db.delete(webhooks).where(eq(webhooks.id, row.id));
+  throw new ApiError("conflict", `A workspace holds at most ${maxWebhooksPerWorkspace} webhook subscriptions; delete one first`);
 }
 
 export async function listWebhooksOf(context: ServiceContext, query: QueryOf<typeof operations.listWebhooks>) {
