@@ -36,6 +36,20 @@ describe("the error envelope from every layer", () => {
     await expectError(response, 405, "method_not_allowed");
   });
 
+  it("405 with the path's own Allow where a parameter of another route would match its literal segment", async () => {
+    const { alice } = await cast();
+    for (const [method, path, allow] of [
+      ["GET", "/records/batch", "POST"],
+      ["GET", "/records/query", "POST"],
+      ["PUT", "/records/batch", "POST"],
+      ["DELETE", "/records/search", "GET"],
+    ] as const) {
+      const response = await call(path, { method, key: alice.apiKey });
+      expect(response.headers.get("allow"), `${method} ${path}`).toBe(allow);
+      await expectError(response, 405, "method_not_allowed");
+    }
+  });
+
   it("404 for a known path with a trailing slash, whatever the method", async () => {
     const { alice } = await cast();
     for (const [method, path] of [

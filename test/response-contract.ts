@@ -73,9 +73,9 @@ const templates = new Map(
 
 /** The catalogue operation a request names (`path` without its query), if any. */
 export function operationOf(method: string, path: string): Operation | undefined {
-  return byFewestParameters.find(
-    (operation) => operation.method === method.toLowerCase() && templates.get(operation)?.test(path),
-  );
+  // The path's own template first: `GET /records/batch` is a 405 of `/records/batch`, not a `getRecord`.
+  const template = byFewestParameters.find((operation) => templates.get(operation)?.test(path))?.path;
+  return catalogue.find((operation) => operation.path === template && operation.method === method.toLowerCase());
 }
 
 function problemsOfHeaders(operation: Operation, status: string, documented: DocumentedResponse, response: Response) {

@@ -62,6 +62,12 @@ export const changelog: Release[] = [
       "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, writes that never lose an update and conditional requests, data fidelity, the console as a product, background work that recovers, security and protocol fixes",
     changes: [
       {
+        category: "behaviour_change",
+        summary:
+          "A method a path does not offer answers 405 with that path's own `Allow`, also where another route's parameter would match its literal segment: `GET /records/batch` and `GET /records/query` are 405 with `Allow: POST`, no longer a 400 reading `batch` as a record id.",
+        routes: ["POST /records/batch", "POST /records/query"],
+      },
+      {
         category: "addition",
         summary:
           "`GET /workspaces/{workspaceId}/members`: the workspace's members, the organization's admins and owners (`isInheritedAccess: true`) and its agents, each with `type`, `name`, `email` (users), `role`, `isInheritedAccess` and `inboxAccess`; no scope needed, like `GET /workspaces`. MCP tool `workspaces_members_list`.",

@@ -15,7 +15,7 @@ import { openApiTextFor } from "./openapi";
 import { gatewayCall, type OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
 import { requestLog } from "./request-log";
-import { allowedMethods } from "./route-matcher";
+import { allowedMethods, methodNotAllowed, shadowedRoutes } from "./route-matcher";
 
 const maxBodyBytes = 1024 * 1024;
 
@@ -67,6 +67,11 @@ export function createGateway(devRoutes?: Hono<GatewayAppEnv>) {
       throw new ApiError("route_removed", `${removed.method} ${removed.path} was removed from the API; see the change log`);
     });
   }
+  for (const shadowed of shadowedRoutes) {
+    api.on(shadowed.method, shadowed.routingPath, (c) => {
+      throw methodNotAllowed(c.req.method, allowedMethods(new URL(c.req.url).pathname.slice("/api/v1".length)));
+    });
+  }
   // The REST routes are thin glue: each runs its catalogue operation through the pipeline.
   for (const operation of catalogue) {
     api.on(operation.method.toUpperCase(), operation.routingPath, async (c) =>
@@ -84,17 +89,7 @@ export function createGateway(devRoutes?: Hono<GatewayAppEnv>) {
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
     const allowed = path.startsWith("/api/v1/") ? allowedMethods(path.slice("/api/v1".length)) : [];
-    if (allowed.length > 0) {
-      const error = new ApiError(
-        "method_not_allowed",
-        `${c.req.method} is not allowed here; use ${allowed.join(", ")}`,
-        undefined,
-        {
-          allow: allowed.join(", "),
-        },
-      );
-      return respondWithError(error, c, c.var.requestId);
-    }
+    if (allowed.length > 0) return respondWithError(methodNotAllowed(c.req.method, allowed), c, c.var.requestId);
     return respondWithError(new ApiError("not_found", "No such route"), c, c.var.requestId);
   });
   app.onError((error, c) => respondWithError(error, c, c.var.requestId ?? newId("req")));

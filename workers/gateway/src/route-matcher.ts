@@ -1,5 +1,7 @@
-import { catalogue, removedRoutes } from "@crm/contracts";
+import { ApiError, catalogue, removedRoutes } from "@crm/contracts";
 import { internalRoutes, internalRoutesPrefix } from "./internal-routes";
+
+const isParameter = (segment: string) => segment.startsWith("{");
 
 /**
  * Path templates of the catalogue, the removed routes and the internal ones as patterns:
@@ -13,11 +15,55 @@ const routes = [
   ...internalRoutes.routes.map(({ method, path }) => ({ method, path: `${internalRoutesPrefix}${path}` })),
 ].map(({ method, path }) => ({
   method,
+  // Literal segments rank above parameters, so `/records/batch` is its own path, not a `{recordId}`.
+  specificity: path
+    .split("/")
+    .map((segment) => (isParameter(segment) ? "0" : "1"))
+    .join(""),
   pattern: new RegExp(`^${path.replace(/\{[^/}]+\}/g, "[^/]+")}$`),
 }));
 
-/** Methods the API serves on a path (relative to `/api/v1`); empty when the path is unknown. */
+/** Methods the API serves on a path (relative to `/api/v1`), by its most specific template; empty when unknown. */
 export function allowedMethods(path: string): string[] {
-  const methods = routes.filter((route) => route.pattern.test(path)).map((route) => route.method);
-  return [...new Set(methods)];
+  const matching = routes.filter((route) => route.pattern.test(path));
+  const specificity = matching
+    .map((route) => route.specificity)
+    .sort()
+    .at(-1);
+  return [...new Set(matching.filter((route) => route.specificity === specificity).map((route) => route.method))];
 }
+
+/** The 405 of a path the API knows, with the methods it serves there. */
+export function methodNotAllowed(method: string, allowed: string[]): ApiError {
+  return new ApiError("method_not_allowed", `${method} is not allowed here; use ${allowed.join(", ")}`, undefined, {
+    allow: allowed.join(", "),
+  });
+}
+
+/**
+ * Catalogue paths that a more general template would otherwise serve for a method they do not offer
+ * (`GET /records/batch` routed as `GET /records/{recordId}`): the router registers these ahead of the
+ * catalogue's routes, to answer 405.
+ */
+export const shadowedRoutes = (() => {
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const operation of catalogue) {
+    const methods = methodsByPath.get(operation.path) ?? new Set<string>();
+    methodsByPath.set(operation.path, methods.add(operation.method.toUpperCase()));
+  }
+  const covers = (general: string[], specific: string[]) =>
+    general.length === specific.length &&
+    general.every((segment, i) => isParameter(segment) || (segment === specific[i] && !isParameter(specific[i] ?? "")));
+  const shadowed: { method: string; path: string; routingPath: string }[] = [];
+  for (const [path, methods] of methodsByPath) {
+    const segments = path.split("/");
+    for (const [general, generalMethods] of methodsByPath) {
+      if (general === path || !covers(general.split("/"), segments)) continue;
+      for (const method of generalMethods) {
+        if (methods.has(method) || shadowed.some((route) => route.path === path && route.method === method)) continue;
+        shadowed.push({ method, path, routingPath: path.replaceAll(/\/{(.+?)}/g, "/:$1") });
+      }
+    }
+  }
+  return shadowed;
+})();
