@@ -108,6 +108,16 @@ describe("the OpenAPI document as generated clients read it", () => {
     }
   });
 
+  it("declares every required property in the schema that requires it (Ajv's strictRequired)", () => {
+    const undeclared = Object.entries(document.components.schemas).flatMap(([name, component]) =>
+      reachable(component).flatMap((schema) => {
+        const { required = [], properties = {} } = schema as { required?: string[]; properties?: object };
+        return required.filter((property) => !Object.hasOwn(properties, property)).map((property) => `${name}: ${property}`);
+      }),
+    );
+    expect(undeclared).toEqual([]);
+  });
+
   it("keeps every named component non-nullable: null is allowed where it is used, never in the component", () => {
     // A nullable component makes every use of it nullable in a generated client (assignees typed `(Person | null)[]`).
     const nullable = Object.entries(document.components.schemas)
@@ -165,8 +175,11 @@ describe("the OpenAPI document as generated clients read it", () => {
     // The attachment is answered with its own stored type, not always application/octet-stream.
     const download = document.paths["/inbox/messages/{messageId}/attachments/{attachmentId}"]?.get;
     expect(Object.keys(download?.responses["200"]?.content ?? {})).toEqual(["*/*"]);
-    for (const name of ["ComposeConversation", "SendMessage", "PutConversationDraft"])
-      expect(schema(name).anyOf, name).toEqual([{ required: ["text"] }, { required: ["html"] }]);
+    for (const name of ["ComposeConversation", "SendMessage", "PutConversationDraft", "CreateComment"])
+      expect(schema(name).anyOf, name).toMatchObject([
+        { properties: { text: { type: "string" } }, required: ["text"] },
+        { properties: { html: { type: "string" } }, required: ["html"] },
+      ]);
     for (const name of ["CreateRecord", "UpdateRecord", "AssertRecord"])
       expect(schema(name).properties.fields, name).toMatchObject({ minProperties: 1 });
     for (const { operation, entry } of entries) {

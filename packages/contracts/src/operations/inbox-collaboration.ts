@@ -3,6 +3,7 @@ import { deletedSchema, emptyBodySchema, idSchema, pathId, timestampMs } from ".
 import { costUnits, defineOperation, jsonBody, jsonResponse } from "../operation";
 import { listResponse, pageQuery } from "../pagination";
 import { label, outputText } from "../strings";
+import { textOrHtml } from "./inbox-mail";
 
 /** Comments on conversations and workspace tags (DESIGN.md section 14, inbox collaboration). */
 
@@ -81,7 +82,7 @@ export const createComment = defineOperation({
           if (body.text === undefined && body.html === undefined)
             context.addIssue({ code: "custom", path: ["text"], message: "Give text or html" });
         })
-        .openapi("CreateComment", commentExample),
+        .openapi("CreateComment", { ...textOrHtml.documented, ...commentExample }),
     ),
   },
   responses: { 201: jsonResponse("The comment", commentResponse) },

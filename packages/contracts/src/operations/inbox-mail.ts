@@ -60,7 +60,14 @@ export const messageBody = {
 export const textOrHtml = {
   check: (value: { text?: string | undefined; html?: string | undefined }) => Boolean(value.text?.trim() || value.html?.trim()),
   refusal: { path: ["text"], message: "Give `text`, `html` or both: a message needs content" },
-  documented: { anyOf: [{ required: ["text"] }, { required: ["html"] }] },
+  // Each branch names its property as well as requiring it: Ajv's strictRequired (and the
+  // generators that follow it) refuses a `required` whose property its own schema does not declare.
+  documented: {
+    anyOf: [
+      { properties: { text: { type: "string" } }, required: ["text"] },
+      { properties: { html: { type: "string" } }, required: ["html"] },
+    ],
+  },
 };
 
 export const sentResponse = z.object({ conversation: conversationSchema, message: messageSchema });
