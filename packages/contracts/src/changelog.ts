@@ -45,6 +45,18 @@ export interface Release {
 
 export const changelog: Release[] = [
   {
+    date: "2026-12-02",
+    title: "The members directory behind a scope of its own",
+    changes: [
+      {
+        category: "behaviour_change",
+        summary:
+          "`GET /workspaces/{workspaceId}/members` (MCP `workspaces_members_list`) needs the new scope `members:read` (403 `insufficient_scope` without it): a people directory is not for a credential granted only, say, `usage:read`. API keys, OAuth grants and app installations made before the scope existed that hold any other `:read` scope hold `members:read` too; the MCP endpoint's default scopes (the read scopes) include it.",
+        routes: ["GET /workspaces/{workspaceId}/members", "POST /mcp"],
+      },
+    ],
+  },
+  {
     date: "2026-11-26",
     title:
       "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, writes that never lose an update and conditional requests, data fidelity, the console as a product, background work that recovers, security and protocol fixes",
