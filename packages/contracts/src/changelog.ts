@@ -46,13 +46,37 @@ export interface Release {
 export const changelog: Release[] = [
   {
     date: "2026-12-02",
-    title: "Webhook replays send what was delivered; a url change applies from its answer",
+    title: "Defects found from outside: replays, the members scope, 405 for literal paths, the document's anyOf",
     changes: [
       {
         category: "behaviour_change",
         summary:
           "`POST /webhooks/{webhookId}/replay` sends exactly the deliveries made for the subscription in the range, never events that only its present filters match, and after a `url` change only events written after that change. `PATCH /webhooks/{webhookId}` with a new `url` applies from its answer on: no delivery attempted after it goes to the old URL.",
         routes: ["POST /webhooks/{webhookId}/replay", "PATCH /webhooks/{webhookId}"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "A workspace holds at most 50 webhook subscriptions: the 51st `POST /webhooks` is 409 `conflict`, also when several are created at once. The `webhooks:write` scope says what it gives: the full content of the events its subscriptions deliver, replays included.",
+        routes: ["POST /webhooks"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "`GET /workspaces/{workspaceId}/members` (MCP `workspaces_members_list`) needs the new scope `members:read` (403 `insufficient_scope` without it): a people directory is not for a credential granted only, say, `usage:read`. API keys, OAuth grants and app installations made before the scope existed that hold any other `:read` scope hold `members:read` too; the MCP endpoint's default scopes (the read scopes) include it.",
+        routes: ["GET /workspaces/{workspaceId}/members", "POST /mcp"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "A method a path does not offer answers 405 with that path's own `Allow`, also where another route's parameter would match its literal segment: `GET /records/batch` and `GET /records/query` are 405 with `Allow: POST`, no longer a 400 reading `batch` as a record id.",
+        routes: ["POST /records/batch", "POST /records/query"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "The document declares `CreateComment`'s `anyOf` (`text` or `html`), and each `anyOf` branch of compose, reply, draft and comment declares the property it requires, so generated clients refuse `{}` and Ajv's strictRequired accepts the schemas.",
+        routes: ["POST /inbox/conversations/{conversationId}/comments", "POST /inbox/conversations"],
       },
     ],
   },
@@ -61,12 +85,6 @@ export const changelog: Release[] = [
     title:
       "Members directory, events feed, webhook operations, bulk records, record search, comments and tags, writes that never lose an update and conditional requests, data fidelity, the console as a product, background work that recovers, security and protocol fixes",
     changes: [
-      {
-        category: "behaviour_change",
-        summary:
-          "A method a path does not offer answers 405 with that path's own `Allow`, also where another route's parameter would match its literal segment: `GET /records/batch` and `GET /records/query` are 405 with `Allow: POST`, no longer a 400 reading `batch` as a record id.",
-        routes: ["POST /records/batch", "POST /records/query"],
-      },
       {
         category: "addition",
         summary:

@@ -78,7 +78,7 @@ export const listWorkspaceMembers = defineOperation({
   summary: "List a workspace's members",
   description:
     "Everyone who can act in the workspace: its members, the organization's admins and owners (`isInheritedAccess: true`) and the organization's agents, ordered by id. The ids a client sends as assignees come from here, and every person shown inside a resource (conversation and task `assignees`) is read from the same directory: a changed name shows everywhere at once.",
-  scope: null,
+  scope: "members:read",
   costUnits: costUnits.read,
   mcpTool: "workspaces_members_list",
   method: "get",

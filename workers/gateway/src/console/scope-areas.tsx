@@ -15,6 +15,7 @@ const areaNames: Record<string, string> = {
   webhooks: "Webhooks",
   integrations: "Integrations",
   usage: "Usage",
+  members: "Members",
 };
 
 const areaOf = (scope: string) => scope.slice(0, scope.lastIndexOf(":"));
