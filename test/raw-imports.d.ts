@@ -8,3 +8,9 @@ declare module "*.md?raw" {
 interface ImportMeta {
   glob(patterns: string | string[], options: { query: "?raw"; import: "default"; eager: true }): Record<string, unknown>;
 }
+
+/** A migration's SQL, as Vite's `?raw` import gives it (test/workspace-members.test.ts applies one to rows made before it). */
+declare module "*.sql?raw" {
+  const text: string;
+  export default text;
+}

@@ -4,6 +4,7 @@ import { control, newId } from "@crm/db";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
+import membersReadMigration from "../migrations/control/0012_members_read_scope.sql?raw";
 import { addConversation, createKey } from "./fixtures";
 import { addInboxMember, addPerson, inboxWorkspace } from "./inbox";
 import { call } from "./stack";
@@ -101,9 +102,41 @@ describe("GET /workspaces/{workspaceId}/members", () => {
       inboxAccess: "all",
     });
     expect(byId.has(outsider)).toBe(false);
-    // A member sees the same directory, with no scope needed (like GET /workspaces).
-    const { key } = await createKey({ organizationId: workspace.organizationId, ownerId: scoped.userId, scopes: [] });
+    // A member sees the same directory with a key holding members:read alone.
+    const { key } = await createKey({
+      organizationId: workspace.organizationId,
+      ownerId: scoped.userId,
+      scopes: ["members:read"],
+    });
     expect((await allMembers(workspace.workspaceId, key)).map((member) => member.id)).toEqual(members.map((member) => member.id));
+  });
+
+  it("needs members:read; a key made before the scope existed holds it through any other read scope", async () => {
+    const workspace = await inboxWorkspace();
+    const path = `/workspaces/${workspace.workspaceId}/members`;
+    const keyWith = (scopes: string[]) =>
+      createKey({ organizationId: workspace.organizationId, ownerId: workspace.userId, scopes });
+    const usageOnly = await keyWith(["usage:read"]);
+    const refused = await get<{ error: { code: string; message: string } }>(path, usageOnly.key, 403);
+    expect(refused.error.code).toBe("insufficient_scope");
+    expect(refused.error.message).toContain("members:read");
+    await get(path, (await keyWith(["members:read"])).key);
+
+    // Keys as they were before the migration: one with a read scope gains members:read, one with
+    // only write scopes does not, and applying the migration twice changes nothing more.
+    const beforeRead = await keyWith(["crm:records:read", "tasks:write"]);
+    const beforeWrite = await keyWith(["tasks:write"]);
+    const statements = membersReadMigration
+      .split(";")
+      .map((statement) => statement.replace(/^\s*--.*$/gm, "").trim())
+      .filter(Boolean);
+    for (let run = 0; run < 2; run++) for (const statement of statements) await env.CONTROL_DB.prepare(statement).run();
+    const scopesOf = async (id: string) =>
+      (await controlDb().select().from(control.apiKeys).where(eq(control.apiKeys.id, id)))[0]?.scopes;
+    expect(await scopesOf(beforeRead.id)).toEqual(["crm:records:read", "tasks:write", "members:read"]);
+    expect(await scopesOf(beforeWrite.id)).toEqual(["tasks:write"]);
+    await get(path, beforeRead.key);
+    await get(path, beforeWrite.key, 403);
   });
 
   it("refuses a workspace outside the caller's reach and a cursor of another list", async () => {
