@@ -63,10 +63,10 @@ export const textOrHtml = {
   // Each branch names its property as well as requiring it: Ajv's strictRequired (and the
   // generators that follow it) refuses a `required` whose property its own schema does not declare.
   documented: {
-    anyOf: [
-      { properties: { text: { type: "string" } }, required: ["text"] },
-      { properties: { html: { type: "string" } }, required: ["html"] },
-    ],
+    anyOf: (["text", "html"] as const).map((property) => ({
+      properties: { [property]: { type: "string" as const } },
+      required: [property],
+    })),
   },
 };
 
