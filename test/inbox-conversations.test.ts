@@ -110,6 +110,18 @@ describe("GET /inbox/conversations", () => {
     expect(subjects(await list(other, "&q=invoice"))).toEqual([]);
   });
 
+  it("pages a search: a continued page answers from the cursor", async () => {
+    const workspace = await inboxWorkspace();
+    const { older, middle, newest } = await threeConversations(workspace);
+    // The mailbox's address is on all three; the second page once ran a statement with an empty `order by`.
+    const q = `&q=${encodeURIComponent(workspace.mailbox)}&limit=2`;
+    const first = await list(workspace, q);
+    expect(first.data.map((conversation) => conversation.id)).toEqual([newest.conversationId, middle.conversationId]);
+    const second = await list(workspace, `${q}&cursor=${encodeURIComponent(first.pagination.cursor as string)}`);
+    expect(second.data.map((conversation) => conversation.id)).toEqual([older.conversationId]);
+    expect(second.pagination).toEqual({ cursor: null, hasMore: false });
+  });
+
   it("filters by closed state, linked records and assignee, and applies inbox views", async () => {
     const workspace = await inboxWorkspace();
     const { older, middle, newest } = await threeConversations(workspace);

@@ -57,6 +57,12 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          "`GET /inbox/conversations?q=…` pages past its first page: a continued search answered 500 where it now answers the next page.",
+        routes: ["GET /inbox/conversations"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "A workspace holds at most 50 webhook subscriptions: the 51st `POST /webhooks` is 409 `conflict`, also when several are created at once. The `webhooks:write` scope says what it gives: the full content of the events its subscriptions deliver, replays included.",
         routes: ["POST /webhooks"],
       },

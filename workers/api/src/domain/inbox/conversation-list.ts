@@ -237,8 +237,10 @@ function searchedPage(
   conditions: (scope: SQL) => SQL | undefined,
 ) {
   const matches = sql`(select count(*) from matched)`;
+  // A walk's read of the conversations that moved since it began (`pageAsBegun`) asks for no order.
+  const order = page.orderBy.length === 0 ? sql`` : sql` order by ${sql.join(page.orderBy, sql`, `)}`;
   const branch = (scope: SQL, taken: SQL) =>
-    sql`select ${conversations.id} from ${conversations} where ${conditions(scope)} order by ${sql.join(page.orderBy, sql`, `)} limit case when ${taken} then ${page.limit} else 0 end`;
+    sql`select ${conversations.id} from ${conversations} where ${conditions(scope)}${order} limit case when ${taken} then ${page.limit} else 0 end`;
   const byId = branch(
     sql`+${conversations.workspaceId} = ${workspaceId} and ${conversations.id} in (select id from matched)`,
     sql`${matches} <= ${cap}`,
