@@ -51,5 +51,5 @@ export const scopeDescriptions: Record<Scope, string> = {
   "integrations:write": "Connect and disconnect meeting-notes and calling providers and rotate their signing secrets",
   "usage:read": "See the organization's API usage and token costs",
   "events:read": "See the events of the last 30 days: what changed in records, tasks, notes, conversations and meetings",
-  "members:read": "See the workspace's members: their names, e-mail addresses, roles and inbox access",
+  "members:read": "See the workspace's members, with their e-mail addresses, roles and inbox access",
 };
