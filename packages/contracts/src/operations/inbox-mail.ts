@@ -64,7 +64,8 @@ export const textOrHtml = {
   // generators that follow it) refuses a `required` whose property its own schema does not declare.
   documented: {
     anyOf: (["text", "html"] as const).map((property) => ({
-      properties: { [property]: { type: "string" as const } },
+      // The property's schema is the object's own; the branch only names it (an empty schema).
+      properties: { [property]: {} },
       required: [property],
     })),
   },
