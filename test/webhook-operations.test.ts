@@ -191,24 +191,33 @@ describe("POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", () => {
   });
 });
 
+/**
+ * A subscription that delivered one event to `before`, then had its url PATCHed to `after`, and
+ * delivered the next event (`first`) there. The first delivery made its lane read the subscription
+ * with the old url, so the second shows the PATCH applied from its answer on.
+ */
+async function deliveredThenMoved() {
+  const where = await place();
+  const before = receiverPath();
+  const after = receiverPath();
+  const { webhook } = await subscribe(where, before);
+  await createRecord(where);
+  await eventually(
+    () => received(before),
+    (items) => items.length === 1,
+  );
+  await expectStatus(200, `/webhooks/${webhook.id}`, { method: "PATCH", key: where.key, json: { url: receiverUrl(after) } });
+  await createRecord(where);
+  const [first] = await eventually(
+    () => received(after),
+    (items) => items.length === 1,
+  );
+  return { where, webhook, before, after, first };
+}
+
 describe("PATCH /webhooks/{webhookId} url", () => {
   it("applies from its answer on: an event written right after goes to the new url", async () => {
-    const where = await place();
-    const before = receiverPath();
-    const after = receiverPath();
-    const { webhook } = await subscribe(where, before);
-    // A first delivery: the lane now holds the subscription as read, with the old url.
-    await createRecord(where);
-    await eventually(
-      () => received(before),
-      (items) => items.length === 1,
-    );
-    await expectStatus(200, `/webhooks/${webhook.id}`, { method: "PATCH", key: where.key, json: { url: receiverUrl(after) } });
-    await createRecord(where);
-    await eventually(
-      () => received(after),
-      (items) => items.length === 1,
-    );
+    const { before } = await deliveredThenMoved();
     expect(await received(before)).toHaveLength(1);
   });
 });
@@ -301,21 +310,7 @@ describe("POST /webhooks/{webhookId}/replay", () => {
   });
 
   it("after a url change replays only what was delivered after it, to the new url", async () => {
-    const where = await place();
-    const before = receiverPath();
-    const after = receiverPath();
-    const { webhook } = await subscribe(where, before);
-    await createRecord(where);
-    await eventually(
-      () => received(before),
-      (items) => items.length === 1,
-    );
-    await expectStatus(200, `/webhooks/${webhook.id}`, { method: "PATCH", key: where.key, json: { url: receiverUrl(after) } });
-    await createRecord(where);
-    const [first] = await eventually(
-      () => received(after),
-      (items) => items.length === 1,
-    );
+    const { where, webhook, before, after, first } = await deliveredThenMoved();
     const response = await post(`/webhooks/${webhook.id}/replay`, where.key, { sinceMs: Date.now() - 60_000 });
     expect(await response.json()).toEqual({ queued: 1 });
     const all = await receivedBefore(after, testDeliveryMarker(where, webhook.id));

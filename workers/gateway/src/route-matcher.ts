@@ -47,9 +47,11 @@ export function methodNotAllowed(method: string, allowed: string[]): ApiError {
  */
 export const shadowedRoutes = (() => {
   const methodsByPath = new Map<string, Set<string>>();
+  const routingPaths = new Map<string, string>();
   for (const operation of catalogue) {
     const methods = methodsByPath.get(operation.path) ?? new Set<string>();
     methodsByPath.set(operation.path, methods.add(operation.method.toUpperCase()));
+    routingPaths.set(operation.path, operation.routingPath);
   }
   const covers = (general: string[], specific: string[]) =>
     general.length === specific.length &&
@@ -61,7 +63,7 @@ export const shadowedRoutes = (() => {
       if (general === path || !covers(general.split("/"), segments)) continue;
       for (const method of generalMethods) {
         if (methods.has(method) || shadowed.some((route) => route.path === path && route.method === method)) continue;
-        shadowed.push({ method, path, routingPath: path.replaceAll(/\/{(.+?)}/g, "/:$1") });
+        shadowed.push({ method, path, routingPath: routingPaths.get(path) as string });
       }
     }
   }

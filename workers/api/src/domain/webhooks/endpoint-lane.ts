@@ -612,8 +612,9 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   }
 
   /**
-   * The subscription as a request just stored it (a rotated secret), handed over before that request
-   * answers: every delivery signed after the answer uses it, not a row read up to a second before.
+   * The subscription as a request just stored it (a rotated secret, a PATCH of its url or filters),
+   * handed over before that request answers: every delivery attempted after the answer uses it, not a
+   * row read up to a second before. Of two handed over at once, the later `updatedAt` stays.
    */
   async subscriptionChanged(row: WebhookRow): Promise<void> {
     const known = this.#subscription?.row;
