@@ -5,7 +5,7 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
-import { reserveTokens } from "../workers/api/src/domain/webhooks/burst";
+import { replayShare, reserveTokens, spareTokens } from "../workers/api/src/domain/webhooks/burst";
 import { dispatchOutbox } from "../workers/api/src/domain/webhooks/dispatch";
 import { checkWebhookUrl } from "../workers/api/src/domain/webhooks/url-safety";
 import { createObjectType, type ErrorBody, expectStatus, objectTypesOf, type Parsed, type ResponseOf, unique } from "./crm";
@@ -336,6 +336,27 @@ describe("the burst bucket", () => {
     // Those slots are promised: a delivery asking at the first slot's time queues behind all three.
     expect(reserveTokens(held.state, 1_172, 1).waitsMs).toEqual([514]);
     expect(reserveTokens({ tokens: 0, at: 0 }, 60_000, 1).state.tokens).toBe(349);
+  });
+
+  it("gives a replay only what live deliveries leave: the share above the live reserve, never a slot ahead", () => {
+    const share = replayShare(350);
+    expect(share).toBe(22);
+    const first = spareTokens({ tokens: 350, at: 0 }, 1_000, 100);
+    expect(first.granted).toBe(share);
+    // Spent: the next ask gets nothing until a share has refilled (60/350 s a token), and asks again within two seconds.
+    const again = spareTokens(first.state, 1_000, 100);
+    expect(again).toMatchObject({ granted: 0, retryInMs: 2_000 });
+    expect(spareTokens(again.state, 3_000, 100).granted).toBe(11);
+    expect(spareTokens(again.state, 1_000 + Math.ceil((share * 60_000) / 350), 100).granted).toBe(share);
+    // A live burst right after a replay's grant still finds all but the share at once.
+    const live = reserveTokens(first.state, 1_000, 350 - share);
+    expect(live.waitsMs.every((wait) => wait === 0)).toBe(true);
+    // While live deliveries wait for slots (the bucket below zero), a replay gets nothing.
+    const behind = reserveTokens({ tokens: 0, at: 0 }, 0, 10).state;
+    expect(spareTokens(behind, 30_000, 100).granted).toBe(0);
+    // Asked again no sooner than a quarter second and no later than two seconds, whatever the debt.
+    expect(spareTokens({ tokens: -10_000, at: 0 }, 0, 100).retryInMs).toBe(2_000);
+    expect(spareTokens({ tokens: 328.5, at: 0 }, 0, 1).retryInMs).toBe(250);
   });
 });
 

@@ -57,6 +57,12 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          "A replay spends the workspace's burst limit (350 deliveries a minute) at a lower priority than live deliveries, which always go first: it no longer sends thousands at once. One replay runs at a time per subscription: while another's deliveries still wait, `POST /webhooks/{webhookId}/replay` is 409 with the new error code `replay_in_progress` (`details.waiting`). A replay costs 0.4 per delivery queued (`X-Token-Cost`), not 0.4 a request.",
+        routes: ["POST /webhooks/{webhookId}/replay"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "`GET /inbox/conversations?q=…` pages past its first page: a continued search answered 500 where it now answers the next page.",
         routes: ["GET /inbox/conversations"],
       },

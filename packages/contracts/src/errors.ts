@@ -23,6 +23,7 @@ export const errorStatus = {
   recipient_unsubscribed: 409,
   webhook_disabled: 409,
   delivery_pending: 409,
+  replay_in_progress: 409,
   route_removed: 410,
   precondition_failed: 412,
   payload_too_large: 413,

@@ -94,10 +94,11 @@ interface OperationSpec<
   /** Integer cost units of a successful request, or of one `costPer` unit when the cost varies. */
   costUnits: number;
   /**
-   * What one `costUnits` pays for when a request's cost varies with its content (`record written`):
-   * the region then reports the request's units in `chargedUnitsHeader`.
+   * What one `costUnits` pays for when a request's cost varies with its content (`record written`),
+   * and how many of those one request may hold: the region then reports the request's units in
+   * `chargedUnitsHeader`, and the gateway charges no more than `atMost` of them.
    */
-  costPer?: string;
+  costPer?: { unit: string; atMost: number };
   /** How the caller is identified; `bearer` unless said otherwise. */
   auth?: A;
   /**
@@ -245,7 +246,7 @@ export function defineOperation<
       },
       "x-scope": spec.scope,
       "x-token-cost": spec.costUnits / 100,
-      ...(spec.costPer ? { "x-token-cost-per": spec.costPer } : {}),
+      ...(spec.costPer ? { "x-token-cost-per": spec.costPer.unit } : {}),
       ...(spec.mcpTool === null ? {} : { "x-mcp-tool": spec.mcpTool, "x-mcp-hints": mcpHints }),
     });
   let route: OperationRoute<M, P, Req, Res> | undefined;

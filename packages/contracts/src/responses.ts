@@ -138,6 +138,10 @@ const exampleErrors: Record<ErrorCode, { message: string; details?: unknown; ret
   recipient_unsubscribed: { message: "ada@example.com unsubscribed from this mailbox" },
   webhook_disabled: { message: "The webhook is disabled; enable it first" },
   delivery_pending: { message: "The delivery is still being attempted" },
+  replay_in_progress: {
+    message: "Another replay of this subscription is still sending; replay again once it is done",
+    details: { waiting: 1800 },
+  },
   route_removed: { message: "GET /record-email-attachment-download was removed from the API; see the change log" },
   precondition_failed: { message: "The resource changed since the version If-Match names" },
   payload_too_large: { message: "The request body is larger than 1 MiB" },

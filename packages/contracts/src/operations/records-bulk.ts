@@ -82,7 +82,7 @@ export const batchRecords = defineOperation({
   description: `1 to 100 records of one object type. Each item is validated and applied on its own: an invalid item fails alone, with the status and \`error\` it would get as a single request (paths name inputs as there: \`body.fields.<slug>\`, or \`fields.<slug>\` for the MCP tool), and the valid ones are written together, in one transaction, with one \`record.created\` or \`record.updated\` event each. Two items of the batch holding one unique value are a conflict too: the first wins. ${identityNote} A body that is not of the documented shape is refused whole (400). Retry with the same \`Idempotency-Key\` to get the first answer and no second event. Costs 0.4 per record written (\`X-Token-Cost\` the sum); one request in the rate-limit windows. Members and above.`,
   scope: "crm:records:write",
   costUnits: costUnits.write,
-  costPer: "record written",
+  costPer: { unit: "record written", atMost: 100 },
   mcpTool: "records_batch",
   mcpRequiresIdempotencyKey: true,
   method: "post",

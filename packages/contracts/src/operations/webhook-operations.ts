@@ -56,9 +56,11 @@ export const replayWebhook = defineOperation({
   operationId: "replayWebhook",
   tag: "Webhooks",
   summary: "Replay events",
-  description: `Delivers again every event of the subscription's workspace written from \`sinceMs\` (at most 30 days back) up to \`untilMs\` (default now) that its filters match and that came after it was created, oldest first, each with its original \`webhook-id\`. They go through the subscription's own lane at its pace (at most 8 in flight, its retries and circuit breaker), not through the workspace's burst limit, so other subscriptions' deliveries are not slowed. ${disabledNote}`,
+  description: `Delivers again exactly the deliveries this subscription was sent for events written from \`sinceMs\` (at most 30 days back) up to \`untilMs\` (default now), oldest first, each with its original \`webhook-id\`: never an event that only its present filters match, and after a change of its \`url\` only events written after that change. They spend the workspace's burst limit (350 deliveries a minute) at a lower priority than live deliveries, which always go first, and through the subscription's own lane (at most 8 in flight, its retries and circuit breaker). One replay runs at a time per subscription: while the deliveries of another still wait, a replay is 409 \`replay_in_progress\` (\`details.waiting\`: how many). It costs 0.4 per delivery queued. ${disabledNote}`,
   scope: "webhooks:write",
   costUnits: costUnits.write,
+  // A subscription's deliveries of 30 days: far more than any workspace's burst limit lets through.
+  costPer: { unit: "delivery queued", atMost: 1_000_000 },
   mcpTool: "webhooks_replay",
   method: "post",
   path: "/webhooks/{webhookId}/replay",
@@ -80,5 +82,5 @@ export const replayWebhook = defineOperation({
       z.object({ queued: integer(0, Number.MAX_SAFE_INTEGER).openapi({ description: "Deliveries handed to the lane" }) }),
     ),
   },
-  errors: ["webhook_disabled"],
+  errors: ["webhook_disabled", "replay_in_progress"],
 });

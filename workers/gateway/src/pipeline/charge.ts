@@ -9,16 +9,16 @@ const displayCost = (units: number) => String(units / 100);
 
 /**
  * What a successful response costs: the operation's units, or, for an operation whose cost varies
- * (`costPer`), the units its region reported, a whole number no larger than the 100 items a request
- * may carry (a reply without a valid report pays one unit). The report is the gateway's to read
+ * (`costPer`), the units its region reported, a whole number of no more than the items a request
+ * may hold (a reply without a valid report pays one unit). The report is the gateway's to read
  * only, so it leaves the response here.
  */
 export function costOfResponse(operation: Operation, response: Response): number {
   if (operation.costPer === null) return operation.costUnits;
   const header = response.headers.get(chargedUnitsHeader) ?? "";
   response.headers.delete(chargedUnitsHeader);
-  const reported = /^\d{1,6}$/.test(header) ? Number(header) : Number.NaN;
-  return reported <= operation.costUnits * 100 ? reported : operation.costUnits;
+  const reported = /^\d{1,12}$/.test(header) ? Number(header) : Number.NaN;
+  return reported <= operation.costUnits * operation.costPer.atMost ? reported : operation.costUnits;
 }
 
 /**

@@ -33,9 +33,42 @@ export function reserveTokens(
 }
 
 /**
- * One token bucket per workspace. A delivery takes a token; without one it is given the slot at
- * which the bucket will have refilled one for it (delayed, never dropped). The state is two numbers,
- * kept in memory and written to storage with each call.
+ * A replay's share of the bucket (DESIGN.md section 14): replayed deliveries take only what live
+ * ones leave, a token only while the bucket holds more than its capacity less `replayShare(capacity)`
+ * and never while a live delivery waits for a slot (the bucket is then below zero). So a live burst
+ * always finds all but that share at once, and a replay runs at the refill rate less live traffic.
+ */
+export const replayShare = (capacity: number) => Math.max(1, Math.round(capacity / 16));
+
+/** How long a replay that got nothing waits before asking again: bounded, so a lane never sleeps long on a stale answer. */
+const replayWaitMs = { least: 250, most: 2_000 };
+
+/**
+ * Up to `count` tokens for replayed deliveries, from the spare above the live reserve (`replayShare`),
+ * never a slot ahead: what it grants is used now or not at all. When it grants none, `retryInMs`
+ * says when a full share will have refilled (with no live delivery taking it meanwhile). Pure.
+ */
+export function spareTokens(
+  state: BucketState,
+  now: number,
+  count: number,
+  capacity = burstCapacity,
+): { state: BucketState; granted: number; retryInMs: number } {
+  const refillPerMs = capacity / 60_000;
+  const tokens = Math.min(capacity, state.tokens + Math.max(0, now - state.at) * refillPerMs);
+  const reserve = capacity - replayShare(capacity);
+  const granted = Math.max(0, Math.min(count, Math.floor(tokens - reserve)));
+  const missing = reserve + Math.min(count, replayShare(capacity)) - tokens;
+  const retryInMs = granted > 0 ? 0 : Math.min(replayWaitMs.most, Math.max(replayWaitMs.least, Math.ceil(missing / refillPerMs)));
+  return { state: { tokens: tokens - granted, at: now }, granted, retryInMs };
+}
+
+/**
+ * One token bucket per workspace. A live delivery takes a token; without one it is given the slot at
+ * which the bucket will have refilled one for it (delayed, never dropped); a replayed one only takes
+ * a spare token now (`spare`). The state is two numbers, kept in memory and written to storage with
+ * each call that changes it. Invariant: a token is handed out once; an instance that stops before
+ * its write is stored forgets what it handed out since (the next grants a little more: never less).
  */
 export class WebhookBurst extends DurableObject<{ WEBHOOK_BURST_FACTOR?: string }> {
   /** Milliseconds since the epoch; tests replace it through `runInDurableObject`. */
@@ -59,5 +92,15 @@ export class WebhookBurst extends DurableObject<{ WEBHOOK_BURST_FACTOR?: string 
     this.#state = state;
     this.ctx.storage.put("bucket", state);
     return waitsMs;
+  }
+
+  /** Tokens for up to `count` replayed deliveries, only from what live ones leave (`spareTokens`). */
+  spare(count: number): { granted: number; retryInMs: number } {
+    const { state, granted, retryInMs } = spareTokens(this.#state, this.clock(), count, this.#capacity);
+    if (granted > 0) {
+      this.#state = state;
+      this.ctx.storage.put("bucket", state);
+    }
+    return { granted, retryInMs };
   }
 }

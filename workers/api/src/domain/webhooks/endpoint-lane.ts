@@ -12,6 +12,9 @@
  * timeout and a margin counts as lost too), so another probe goes. Nothing is held without an alarm.
  * A delivery asked for again (a replay, a redelivery) while a send of it is out is marked `again`:
  * when that send's outcome is stored it stays, due at once, with the next attempt number.
+ * A replayed delivery (`replay`) is sent only with a spare token of its workspace's burst limit
+ * (`WebhookBurst.spare`), after the live deliveries that are due; tokens granted and not yet used
+ * die with the instance (the bucket then hands out less, never more). One replay is held at a time.
  * While deliveries are out the lane also sends itself a wake-up through the deliveries Queue each
  * `wakeEveryMs` (`LaneWake`): a restart's new instance is then called within about a second, before
  * the runtime retries a cut alarm; the alarm stays the guarantee, the wake-up only comes sooner.
@@ -26,6 +29,7 @@ import type { Database } from "../../database";
 import { shardDatabase } from "../../shards";
 import { type AttemptResult, attemptDelivery, defaultTimeoutMs, isEndpointFailure } from "./attempt";
 import { afterAttempt, type BreakerState, breakerMode, closedBreaker } from "./breaker";
+import type { WebhookBurst } from "./burst";
 import type { DeliveryMessage, LaneWake } from "./messages";
 import { jsonBytes, sendInBatches } from "./queue-batches";
 import { jittered, scheduleOf } from "./schedule";
@@ -59,6 +63,11 @@ const writeRetryMaxMs = 60_000;
 const wakeEveryMs = 1_000;
 /** The subscription is read again after this long: a deletion or deactivation stops deliveries within a second. */
 const subscriptionFreshMs = 1_000;
+/**
+ * How long a replay's request may take between two pages it hands over before another replay of
+ * the subscription may start: one that stops midway holds the next back no longer than this.
+ */
+const replayHandoverMs = 60_000;
 /** Due deliveries read from storage at a time while the breaker is closed. */
 const readAhead = 100;
 /** At most this many attempt rows per D1 write (one statement, however many rows). */
@@ -69,6 +78,9 @@ const maxAttemptsPerWrite = 500;
  */
 const gatherMs = 50;
 
+/** The region's bindings and its workspaces' burst buckets, which replayed deliveries ask for spare tokens. */
+type LaneBindings = RegionBindings & { WEBHOOK_BURST: DurableObjectNamespace<WebhookBurst> };
+
 /** A delivery the lane keeps until it ends, due at `run_at`; `held` while the breaker is open. */
 interface LaneRow extends Record<string, SqlStorageValue> {
   delivery_id: string;
@@ -77,6 +89,8 @@ interface LaneRow extends Record<string, SqlStorageValue> {
   held: number;
   /** Asked for again while a send of it was out: it goes once more after that send. */
   again: number;
+  /** The replay that handed it over, until its first send under it: it waits for a spare burst token. */
+  replay: string | null;
 }
 
 /** The endpoint's health as `GET /webhooks/{id}` shows it (before the subscription's own `disabled`). */
@@ -115,7 +129,7 @@ type Outcome =
  * only its own lane: the Queue consumer never waits on a receiver. Attempt rows, stored with each
  * outcome, go to the region's D1 after, gathered into one batch while the previous one is written.
  */
-export class WebhookEndpoint extends DurableObject<RegionBindings> {
+export class WebhookEndpoint extends DurableObject<LaneBindings> {
   /** The D1 shard of this lane's subscription, known from the first delivery it handles (each names its shard). */
   #shardDb: Database | null = null;
   readonly #timeoutMs: number;
@@ -142,8 +156,13 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   /** Refused writes of attempt rows in a row, and when the next may go. */
   #writeFailures = 0;
   #writeAfter = 0;
+  /** Spare burst tokens granted for replayed deliveries and not yet used. */
+  #replayTokens = 0;
+  /** Before this, the bucket has no spare token for a replay (its answer); one ask at a time. */
+  #replayAskAfter = 0;
+  #askingForReplayTokens = false;
 
-  constructor(ctx: DurableObjectState, env: RegionBindings) {
+  constructor(ctx: DurableObjectState, env: LaneBindings) {
     super(ctx, env);
     this.#timeoutMs = webhookSettings(env).timeoutMs ?? defaultTimeoutMs;
     this.#schedule = scheduleOf(env);
@@ -154,17 +173,22 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
       .toArray().length;
     if (tables < 2) {
       ctx.storage.sql.exec(
-        "create table if not exists deliveries (delivery_id text primary key, message text not null, run_at integer not null, held integer not null default 0, again integer not null default 0)",
+        "create table if not exists deliveries (delivery_id text primary key, message text not null, run_at integer not null, held integer not null default 0, again integer not null default 0, replay text)",
       );
       ctx.storage.sql.exec("create index if not exists deliveries_due on deliveries (run_at)");
+      ctx.storage.sql.exec("create index if not exists deliveries_replayed on deliveries (replay, run_at)");
       ctx.storage.sql.exec(
         "create table if not exists unwritten_attempts (id text primary key, attempt text not null, disables integer not null, dead_letter text)",
       );
     }
-    // Lanes whose table predates `again` gain the column once (a read on every later start).
+    // Lanes whose table predates `again` or `replay` gain the column once (a read on every later start).
     const columns = ctx.storage.sql.exec<{ name: string }>("select name from pragma_table_info('deliveries')").toArray();
     if (!columns.some((column) => column.name === "again"))
       ctx.storage.sql.exec("alter table deliveries add column again integer not null default 0");
+    if (!columns.some((column) => column.name === "replay")) {
+      ctx.storage.sql.exec("alter table deliveries add column replay text");
+      ctx.storage.sql.exec("create index if not exists deliveries_replayed on deliveries (replay, run_at)");
+    }
     this.#shardDb = this.#storedShard === undefined ? null : shardDatabase(env, this.#storedShard).db;
     // The subscription as the last instance read it: fresh enough, it spares a restarted lane a D1 read before its first send.
     this.#subscription = ctx.storage.kv.get<{ row: WebhookRow | undefined; at: number }>("subscription") ?? null;
@@ -227,12 +251,42 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
       );
     // One statement for the whole batch: the messages as one JSON array, each row's message its element's text.
     sql.exec(
-      `insert or ignore into deliveries (delivery_id, message, run_at)
-       select value ->> 'deliveryId', value, value ->> 'notBefore' from json_each(?)
+      `insert or ignore into deliveries (delivery_id, message, run_at, replay)
+       select value ->> 'deliveryId', value, value ->> 'notBefore', value ->> 'replay' from json_each(?)
        where value ->> 'again' or value ->> 'deliveryId' not in (select attempt ->> 'deliveryId' from unwritten_attempts where attempt ->> 'status' in ('delivered', 'failed'))`,
       JSON.stringify(messages),
     );
+    const replay = messages.find((message) => message.replay)?.replay;
+    const claim = this.#replayClaim;
+    if (replay && claim?.id === replay) this.ctx.storage.kv.put("replay", { id: replay, until: Date.now() + replayHandoverMs });
     this.#pump();
+  }
+
+  /** The replay handing deliveries over now, and until when its request may still be at it. */
+  get #replayClaim(): { id: string; until: number } | undefined {
+    return this.ctx.storage.kv.get<{ id: string; until: number }>("replay");
+  }
+
+  /**
+   * One replay at a time (DESIGN.md section 14): a new one starts only once the lane holds no
+   * delivery of an earlier one waiting for its first send, and no other replay's request may still
+   * be handing some over (each page it hands over extends that by `replayHandoverMs`, and its end
+   * lifts it). Refused: how many replayed deliveries still wait.
+   */
+  beginReplay(replayId: string): { waiting: number } | null {
+    const now = Date.now();
+    const { waiting } = this.ctx.storage.sql
+      .exec<{ waiting: number }>("select count(*) as waiting from deliveries where replay is not null")
+      .one();
+    const claim = this.#replayClaim;
+    if (waiting > 0 || (claim && claim.id !== replayId && claim.until > now)) return { waiting };
+    this.ctx.storage.kv.put("replay", { id: replayId, until: now + replayHandoverMs });
+    return null;
+  }
+
+  /** The replay's request handed everything over: the next replay waits only for its deliveries. */
+  replayHandedOver(replayId: string): void {
+    if (this.#replayClaim?.id === replayId) this.ctx.storage.kv.delete("replay");
   }
 
   /**
@@ -299,15 +353,16 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
     if (mode === "closed") {
       for (const row of this.#next(now, laneConcurrency - this.#inFlight)) void this.#attempt(row, false);
     } else if (mode === "probe") {
-      const [row] = this.#claim(now, 1);
+      const [row] = this.#claim(now, 1, "send");
       if (row) {
         this.#setBreaker({ ...this.#breaker, probeSentAt: now });
         void this.#attempt(row, true);
       }
     } else if (mode === "open") {
       // Due while the breaker is open: not sent, counted as the attempt, and back after the probe.
-      for (const row of this.#claim(now, 100)) void this.#holdBack(row);
+      for (const row of this.#claim(now, 100, "hold back")) void this.#holdBack(row);
     }
+    if (mode !== "open" && this.#replayTokens === 0) void this.#askForReplayTokens(now);
     const heartbeatCovered = this.#alarmAt !== null && this.#alarmAt > now && this.#alarmAt <= now + heartbeatMs;
     if (scheduleChanged || !heartbeatCovered) void this.#wakeAt(now);
     this.#keepAwake(now);
@@ -332,33 +387,76 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   }
 
   /**
-   * Takes up to `count` due deliveries that are not already outstanding. A read, not a write: a
-   * storage write per delivery (a commit each) was the lane's largest cost.
+   * Takes up to `count` due deliveries that are not already outstanding: live ones first, then, to
+   * `send`, replayed ones as far as spare burst tokens allow (spending them); to `hold back` (nothing
+   * leaves) any. A read, not a write: a storage write per delivery (a commit each) was the lane's largest cost.
    */
-  #claim(now: number, count: number): LaneRow[] {
+  #claim(now: number, count: number, purpose: "send" | "hold back"): LaneRow[] {
     if (count <= 0) return [];
-    const rows = this.ctx.storage.sql
-      .exec<LaneRow>(
-        "select * from deliveries where run_at <= ? and delivery_id not in (select value from json_each(?)) order by run_at limit ?",
-        now,
-        JSON.stringify([...this.#outstanding]),
-        count,
-      )
-      .toArray();
+    const outstanding = JSON.stringify([...this.#outstanding]);
+    const due = (replayed: boolean, limit: number) =>
+      limit <= 0
+        ? []
+        : this.ctx.storage.sql
+            .exec<LaneRow>(
+              `select * from deliveries where run_at <= ? and replay is ${replayed ? "not null" : "null"}
+               and delivery_id not in (select value from json_each(?)) order by run_at limit ?`,
+              now,
+              outstanding,
+              limit,
+            )
+            .toArray();
+    const live = due(false, count);
+    const replayed = due(true, purpose === "send" ? Math.min(count - live.length, this.#replayTokens) : count - live.length);
+    if (purpose === "send") this.#replayTokens -= replayed.length;
+    const rows = [...live, ...replayed];
     for (const row of rows) this.#outstanding.add(row.delivery_id);
     return rows;
+  }
+
+  /**
+   * Asks the workspace's burst bucket for spare tokens when replayed deliveries are due and none are
+   * left; a refusal says when to ask again, and the alarm waits for that (`#wakeAt`). A failed call
+   * is asked again a second later.
+   */
+  async #askForReplayTokens(now: number): Promise<void> {
+    if (this.#askingForReplayTokens || now < this.#replayAskAfter) return;
+    const [due] = this.ctx.storage.sql
+      .exec<{ workspaceId: string }>(
+        "select message ->> 'workspaceId' as workspaceId from deliveries where replay is not null and run_at <= ? limit 1",
+        now,
+      )
+      .toArray();
+    if (!due) return;
+    this.#askingForReplayTokens = true;
+    try {
+      const bucket = this.env.WEBHOOK_BURST.get(this.env.WEBHOOK_BURST.idFromName(due.workspaceId));
+      const { granted, retryInMs } = await bucket.spare(readAhead);
+      this.#replayTokens += granted;
+      this.#replayAskAfter = granted > 0 ? 0 : Date.now() + retryInMs;
+    } catch (error) {
+      this.#replayAskAfter = Date.now() + 1_000;
+      logUnexpectedError(error, { operation: "webhook replay tokens" });
+    } finally {
+      this.#askingForReplayTokens = false;
+    }
+    if (this.#replayTokens > 0) this.#pumpSoon();
+    else void this.#wakeAt(Date.now());
   }
 
   /** The next `count` due deliveries to send, from those read ahead, reading up to `readAhead` more when short. */
   #next(now: number, count: number): LaneRow[] {
     if (count <= 0) return [];
-    if (this.#ready.length < count) this.#ready.push(...this.#claim(now, readAhead));
+    if (this.#ready.length < count) this.#ready.push(...this.#claim(now, readAhead, "send"));
     return this.#ready.splice(0, count);
   }
 
-  /** Forgets what was read ahead: it is still due in storage. */
+  /** Forgets what was read ahead: it is still due in storage, and a replayed one gives its token back. */
   #dropReady(): void {
-    for (const row of this.#ready) this.#settle(row);
+    for (const row of this.#ready) {
+      if (row.replay !== null) this.#replayTokens++;
+      this.#settle(row);
+    }
     this.#ready = [];
   }
 
@@ -378,14 +476,19 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
   }
 
   /**
-   * The alarm stands at the next delivery's `run_at` (or the next write of attempt rows), or, when one
-   * is already due (out, or waiting for a connection or the probe), a heartbeat from now: never a
-   * stored delivery or attempt row without an alarm, and a due one waits at most a heartbeat after a restart.
+   * The alarm stands at the next delivery's `run_at` (a replayed one's no earlier than the bucket
+   * has a spare token for it), or the next write of attempt rows, or, when one is already due (out,
+   * or waiting for a connection or the probe), a heartbeat from now: never a stored delivery or
+   * attempt row without an alarm, and a due one waits at most a heartbeat after a restart.
    */
   async #wakeAt(now: number): Promise<void> {
     const { next } = this.ctx.storage.sql
       .exec<{ next: number | null }>(
-        "select min(at) as next from (select min(run_at) as at from deliveries union all select ? where exists (select 1 from unwritten_attempts))",
+        `select min(at) as next from (
+           select min(run_at) as at from deliveries where replay is null
+           union all select max(min(run_at), ?) from deliveries where replay is not null
+           union all select ? where exists (select 1 from unwritten_attempts))`,
+        this.#replayAskAfter,
         this.#writeAfter,
       )
       .one();
@@ -550,10 +653,11 @@ export class WebhookEndpoint extends DurableObject<RegionBindings> {
       outcome.ends && outcome.deadLetter ? JSON.stringify(outcome.deadLetter) : null,
     );
     if (outcome.ends) this.#forget(row);
-    // The retry is the send a replay asked for meanwhile: `again` is cleared.
+    // The retry is the send a replay asked for meanwhile: `again` is cleared. A replayed delivery
+    // spent its burst token on its first send, as a live one does: its retries follow the schedule.
     else
       sql.exec(
-        "update deliveries set message = ?, run_at = ?, held = ?, again = 0 where delivery_id = ?",
+        "update deliveries set message = ?, run_at = ?, held = ?, again = 0, replay = null where delivery_id = ?",
         JSON.stringify(outcome.message),
         outcome.runAt,
         outcome.held ? 1 : 0,

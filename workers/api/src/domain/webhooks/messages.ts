@@ -42,6 +42,11 @@ export interface DeliveryMessage {
   burstSlot?: boolean;
   /** A replay or redelivery: sent once more even if the lane still holds the delivery's last send. */
   again?: boolean;
+  /**
+   * The replay that asked for it (its id): the lane sends it only with a spare token of the
+   * workspace's burst limit, after the live deliveries that are due (`WebhookBurst.spare`).
+   */
+  replay?: string;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { RegionEnv, ServiceContext } from "../../env";
 import type { BodyOf } from "../../inputs";
 import { keptSince, selectionConditions, writeOrder } from "../events-feed/stored-events";
 import { type DeliveryEnv, routeDeliveries } from "./deliver";
+import type { WebhookEndpoint } from "./endpoint-lane";
 import { deliveryId } from "./fanout";
 import type { DeliveryMessage } from "./messages";
 import type { WebhookRow } from "./resources";
@@ -136,11 +137,11 @@ export async function redeliverOf(context: ServiceContext, env: DeliveryEnv, web
  * whose events are in the range (its attempt rows in D1, and what its lane holds not yet written
  * there), never events that only its present filters would match; after a `url` change, only events
  * written after it, none of which went to the old receiver. In write order, handed to its lane a page
- * at a time, each with the delivery id (`webhook-id`) it had. They bypass the workspace's burst limit:
- * the lane sends them at its own pace (8 in flight, its retries and breaker) and other subscriptions,
- * each with a lane of its own, are not slowed. A request that stops midway has handed over whole
- * pages; a retry with the same `Idempotency-Key` after its lock expired hands them over again (a lane
- * ignores a delivery it still holds; one it finished goes once more, with the same `webhook-id`).
+ * at a time, each with the delivery id (`webhook-id`) it had. The lane sends them only with spare
+ * tokens of the workspace's burst limit, after its live deliveries (`WebhookBurst.spare`), and holds
+ * one replay at a time: while another's deliveries wait, this one is 409 `replay_in_progress`.
+ * A request that stops midway has handed over whole pages, which still go; the next replay may
+ * start once they are sent (or `replayHandoverMs` after the last page, whichever is later).
  */
 export async function replayOf(
   context: ServiceContext,
@@ -149,7 +150,6 @@ export async function replayOf(
   { sinceMs, untilMs }: BodyOf<typeof operations.replayWebhook>,
   now = Date.now(),
 ) {
-  const { db } = context;
   const webhook = await activeWebhook(context, webhookId);
   const until = untilMs ?? now;
   const problems = [
@@ -158,6 +158,33 @@ export async function replayOf(
   ];
   if (problems.length > 0) throw new ApiError("invalid_request", "The range to replay is not valid", problems);
   const lane = env.WEBHOOK_ENDPOINTS.get(env.WEBHOOK_ENDPOINTS.idFromName(webhook.id));
+  const replay = newId("rpl", now);
+  const running = await lane.beginReplay(replay);
+  if (running)
+    throw new ApiError(
+      "replay_in_progress",
+      "Another replay of this subscription is still sending; replay again once it is done",
+      {
+        waiting: running.waiting,
+      },
+    );
+  try {
+    return { queued: await handOverReplay(context, lane, webhook, replay, { sinceMs, until }, now) };
+  } finally {
+    await lane.replayHandedOver(replay);
+  }
+}
+
+/** Hands the replay's deliveries to the lane, a page at a time in write order; how many. */
+async function handOverReplay(
+  context: ServiceContext,
+  lane: DurableObjectStub<WebhookEndpoint>,
+  webhook: WebhookRow,
+  replay: string,
+  { sinceMs, until }: { sinceMs: number; until: number },
+  now: number,
+): Promise<number> {
+  const { db } = context;
   const held = await lane.heldEventIds();
   const selection = and(
     selectionConditions(
@@ -187,20 +214,21 @@ export async function replayOf(
     await lane.accept(
       page.map((event, i) => {
         const id = ids[i] as string;
-        return deliveryOf(
+        const message = deliveryOf(
           context,
           webhook,
           { ...event, type: event.type as DeliveredEventType },
           (attempts.get(id) ?? 0) + 1,
           id,
         );
+        return { ...message, replay };
       }),
     );
     count += page.length;
     position = (page.at(-1) as { position: number }).position;
     if (page.length < replayPage) break;
   }
-  return { queued: count };
+  return count;
 }
 
 /** The number of the last attempt of each delivery named (absent: none yet), in one query. */

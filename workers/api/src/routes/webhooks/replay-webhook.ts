@@ -1,6 +1,10 @@
-import type { operations } from "@crm/contracts";
+import { chargedUnitsHeader, operations } from "@crm/contracts";
 import { replayOf } from "../../domain/webhooks/operations";
 import type { OperationHandler } from "../../handler";
 
-export const replayWebhook: OperationHandler<typeof operations.replayWebhook> = async (c) =>
-  c.json(await replayOf(c.var, c.env, c.req.valid("param").webhookId, c.req.valid("json")), 202);
+/** The gateway charges the deliveries queued, reported in `chargedUnitsHeader`. */
+export const replayWebhook: OperationHandler<typeof operations.replayWebhook> = async (c) => {
+  const replayed = await replayOf(c.var, c.env, c.req.valid("param").webhookId, c.req.valid("json"));
+  c.header(chargedUnitsHeader, String(replayed.queued * operations.replayWebhook.costUnits));
+  return c.json(replayed, 202);
+};
