@@ -90,6 +90,12 @@ export const changelog: Release[] = [
           "The document declares `CreateComment`'s `anyOf` (`text` or `html`), and each `anyOf` branch of compose, reply, draft and comment declares the property it requires, so generated clients refuse `{}` and Ajv's strictRequired accepts the schemas.",
         routes: ["POST /inbox/conversations/{conversationId}/comments", "POST /inbox/conversations"],
       },
+      {
+        category: "behaviour_change",
+        summary:
+          "`GET /events`, `GET /events/{eventId}` (MCP `events_list`, `events_get`): for a member whose inbox access is `record_read` or `record_reply`, `task.created` and `task.updated` events carry `linkedResources` as the task routes show them, without links to conversations linked to no record (and so without their subjects); `afterEventId` naming an event such a member may not see answers the 400 `invalid_request` of an unknown id, where it answered the page after it.",
+        routes: ["GET /events", "GET /events/{eventId}", "POST /mcp"],
+      },
     ],
   },
   {

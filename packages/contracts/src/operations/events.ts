@@ -8,7 +8,7 @@ import { pageQuery, paginationSchema, queryInteger } from "../pagination";
 export const eventRetentionMs = 30 * 24 * 60 * 60 * 1000;
 
 const accessNote =
-  "Members whose inbox access is `record_read` or `record_reply` do not see the events of conversations that are not linked to a record (`conversation.created`, `message.received`, `message.sent`), as they do not see those conversations.";
+  "Members whose inbox access is `record_read` or `record_reply` do not see the events of conversations that are not linked to a record (`conversation.created`, `message.received`, `message.sent`), as they do not see those conversations; in `task.created` and `task.updated` events they see `linkedResources` as the task routes show them, without links to those conversations.";
 
 /** `types=record.created,task.updated`: one or more of the 14 event types, comma-separated. */
 const typesQuery = z

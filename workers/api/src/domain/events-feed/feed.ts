@@ -1,22 +1,21 @@
-import { ApiError, type operations, webhookTestEventType } from "@crm/contracts";
+import { ApiError, type operations } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq, gt } from "drizzle-orm";
-import type { JSONValue } from "hono/utils/types";
 import { loadInWorkspaceWith, reachWorkspace } from "../../access";
 import type { ServiceContext } from "../../env";
 import type { QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
+import { eventsSeenBy, type StoredEvent } from "./events-seen-by";
 import { keptSince, selectionConditions, startOfSince, writeOrder } from "./stored-events";
 
 const { eventOutbox } = regional;
 
-/** An event exactly as the outbox stored it, which is exactly what webhooks deliver. */
-const storedEvent = (payload: string) => JSON.parse(payload) as { [property: string]: JSONValue };
+const storedEvent = (payload: string) => JSON.parse(payload) as StoredEvent;
 
 /**
  * `GET /events`: a workspace's events in write order, from a cursor, just after a given event, from
  * `sinceMs`, or from 30 days back. Events of conversations a record-scoped member may not see are
- * left out by the query itself.
+ * left out by the query itself; the links of the others to such conversations by `eventsSeenBy`.
  */
 export async function listEventsOf(context: ServiceContext, query: QueryOf<typeof operations.listEvents>, now = Date.now()) {
   const { db, actor, cursorSecret } = context;
@@ -40,7 +39,7 @@ export async function listEventsOf(context: ServiceContext, query: QueryOf<typeo
   };
   const start =
     afterEventId !== undefined
-      ? await positionOf(context, workspaceId, afterEventId)
+      ? await positionOf(context, selection, afterEventId, now)
       : sinceMs !== undefined
         ? await startOfSince(db, workspaceId, sinceMs)
         : 0;
@@ -61,16 +60,30 @@ export async function listEventsOf(context: ServiceContext, query: QueryOf<typeo
     },
     cursorSecret,
   );
-  return { data: page.data.map((row) => storedEvent(row.payload)), pagination: page.pagination };
+  const data = await eventsSeenBy(
+    db,
+    access,
+    page.data.map((row) => storedEvent(row.payload)),
+  );
+  return { data, pagination: page.pagination };
 }
 
-/** The write position of an event of the workspace (kept, one of the 14 triggers): where `afterEventId` resumes. */
-async function positionOf({ db }: ServiceContext, workspaceId: string, eventId: string): Promise<number> {
+/**
+ * Where `afterEventId` resumes: the write position of an event of the workspace that this reader
+ * may see (kept, one of the 14 triggers), whatever the `types` and `objectTypeId` filters. An event
+ * the reader may not see is the same 400 as an unknown id, so the answer tells nobody it exists.
+ */
+async function positionOf(
+  { db }: ServiceContext,
+  { workspaceId, linkedConversationsOnly }: { workspaceId: string; linkedConversationsOnly: boolean },
+  eventId: string,
+  now: number,
+): Promise<number> {
   const [event] = await db
-    .select({ position: writeOrder, type: eventOutbox.type })
+    .select({ position: writeOrder })
     .from(eventOutbox)
-    .where(and(eq(eventOutbox.id, eventId), eq(eventOutbox.workspaceId, workspaceId)));
-  if (!event || event.type === webhookTestEventType)
+    .where(and(eq(eventOutbox.id, eventId), selectionConditions({ workspaceId, sinceMs: 0, linkedConversationsOnly }, now)));
+  if (!event)
     throw new ApiError("invalid_request", "`afterEventId` names no event of the workspace within the last 30 days", [
       { path: "afterEventId", message: "Not an event of the workspace within the last 30 days" },
     ]);
@@ -94,5 +107,6 @@ export async function readEvent(context: ServiceContext, eventId: string, now = 
       ),
     );
   if (!visible) throw new ApiError("not_found", "Event not found");
-  return { event: storedEvent(visible.payload) };
+  const [event] = await eventsSeenBy(db, access, [storedEvent(visible.payload)]);
+  return { event: event as StoredEvent };
 }

@@ -44,32 +44,55 @@ export async function linkedConversation(db: Database, workspaceId: string, acce
 }
 
 /**
+ * Which of these conversations one reader may see: every one with the whole inbox; for a
+ * record-scoped member (reference rule 8) only those linked to a record now, whoever linked them
+ * to what and whenever. One bound parameter however many ids (D1 binds at most 100).
+ */
+export async function conversationsSeenBy(
+  db: Database,
+  access: WorkspaceAccess,
+  conversationIds: string[],
+): Promise<(conversationId: string) => boolean> {
+  if (access.inboxAccess === "all") return () => true;
+  const ids = [...new Set(conversationIds)];
+  const seen =
+    ids.length === 0
+      ? []
+      : await db
+          .select({ id: conversations.id })
+          .from(conversations)
+          .where(
+            and(
+              sql`${conversations.id} in (select value from json_each(${JSON.stringify(ids)}))`,
+              eq(conversations.hasLinkedRecords, true),
+            ),
+          );
+  const visible = new Set(seen.map((conversation) => conversation.id));
+  return (conversationId) => visible.has(conversationId);
+}
+
+type Link = TaskRow["linkedResources"][number];
+
+/** The conversations a task's links name. */
+export const linkedConversationIds = (links: Link[]) => links.filter(isConversationLink).map((link) => link.resourceId);
+
+/** A task's links as a reader sees them: a link to a conversation only when `seen` says they see it. */
+export const linksSeen = (links: Link[], seen: (conversationId: string) => boolean) =>
+  links.filter((link) => !isConversationLink(link) || seen(link.resourceId));
+
+/**
  * Tasks as one reader may see them. A record-scoped member sees links (and so the subjects in
- * their labels) only to conversations linked to a record, whoever linked them and whenever: the
- * link stays stored, and a reader with the whole inbox still sees it.
+ * their labels) only to conversations they see: the link stays stored, and a reader with the
+ * whole inbox still sees it.
  */
 export async function tasksSeenBy(db: Database, access: WorkspaceAccess, rows: TaskRow[]): Promise<TaskResponse[]> {
   const responses = rows.map(taskResponse);
-  if (access.inboxAccess === "all") return responses;
-  const linkedIds = [
-    ...new Set(rows.flatMap((row) => row.linkedResources.filter(isConversationLink).map((link) => link.resourceId))),
-  ];
-  if (linkedIds.length === 0) return responses;
-  // One bound parameter for the whole page, however many tasks it holds (D1 binds at most 100).
-  const seen = await db
-    .select({ id: conversations.id })
-    .from(conversations)
-    .where(
-      and(
-        sql`${conversations.id} in (select value from json_each(${JSON.stringify(linkedIds)}))`,
-        eq(conversations.hasLinkedRecords, true),
-      ),
-    );
-  const visible = new Set(seen.map((conversation) => conversation.id));
-  return responses.map((task) => ({
-    ...task,
-    linkedResources: task.linkedResources.filter((link) => !isConversationLink(link) || visible.has(link.resourceId)),
-  }));
+  const seen = await conversationsSeenBy(
+    db,
+    access,
+    responses.flatMap((task) => linkedConversationIds(task.linkedResources)),
+  );
+  return responses.map((task) => ({ ...task, linkedResources: linksSeen(task.linkedResources, seen) }));
 }
 
 export async function taskSeenBy(db: Database, access: WorkspaceAccess, row: TaskRow): Promise<TaskResponse> {
@@ -77,4 +100,4 @@ export async function taskSeenBy(db: Database, access: WorkspaceAccess, row: Tas
   return task as TaskResponse;
 }
 
-const isConversationLink = (link: TaskRow["linkedResources"][number]) => link.resourceType === "conversation";
+const isConversationLink = (link: Link) => link.resourceType === "conversation";
