@@ -7,19 +7,21 @@ export { LEASE_MS, type Lease, type LeaseGrant, LONGEST_LEASE_MS, type Settlemen
 export type { Admittance, RateWindow, RefusingWindow, TightestWindow, WindowScope } from "./window-types";
 export {
   admit,
-  anonymousTrafficWindow,
   anonymousWindows,
   callerWindows,
   clientWindow,
   connectionWindow,
-  inboundWindows,
+  failedAuthenticationWindow,
+  inboundWindow,
   ipWindow,
   leaseCalls,
   leaseCounters,
+  mcpDiscoveryWindows,
   platformWindow,
   RATE_LIMITS,
   type RateBudgets,
   type RateLimitedRequest,
+  recipientWindow,
   scaledBudgets,
   windowsFor,
 } from "./windows";
