@@ -84,6 +84,19 @@ export const changelog: Release[] = [
           "The document declares `CreateComment`'s `anyOf` (`text` or `html`), and each `anyOf` branch of compose, reply, draft and comment declares the property it requires, so generated clients refuse `{}` and Ajv's strictRequired accepts the schemas.",
         routes: ["POST /inbox/conversations/{conversationId}/comments", "POST /inbox/conversations"],
       },
+      {
+        category: "behaviour_change",
+        summary:
+          "Junk without a credential no longer refuses genuine callers without a bearer token: the one window of all anonymous traffic (`anonymous`) is gone. An inbound meeting-notes or calling delivery meets only its sending address's window (600 a minute) before its connection is looked up and its signature verified, then its connection's; one its region refuses (401) counts as a failed authentication. A valid unsubscribe token counts only in its recipient's window (`recipient`, 60 a minute). Public reads (`public`), MCP requests without `Authorization` (the 401 challenge that starts OAuth discovery: `mcp_discovery`, and a per-address window of their own, no longer the address's failed authentications) and failed authentications (`failed_authentication`) each have a global window of 2 000 a minute, named in a 429's `details.scope`.",
+        routes: [
+          "POST /integrations/meeting-notes/webhooks/{connectionId}",
+          "POST /calling/webhooks/{provider}/{connectionId}",
+          "GET /email/unsubscribe",
+          "POST /email/unsubscribe",
+          "GET /changelog",
+          "POST /mcp",
+        ],
+      },
     ],
   },
   {

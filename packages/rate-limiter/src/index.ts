@@ -7,7 +7,6 @@ export { LEASE_MS, type Lease, type LeaseGrant, LONGEST_LEASE_MS, type Settlemen
 export type { Admittance, RateWindow, RefusingWindow, TightestWindow, WindowScope } from "./window-types";
 export {
   admit,
-  anonymousWindows,
   callerWindows,
   clientWindow,
   connectionWindow,
@@ -18,6 +17,7 @@ export {
   leaseCounters,
   mcpDiscoveryWindows,
   platformWindow,
+  publicReadWindows,
   RATE_LIMITS,
   type RateBudgets,
   type RateLimitedRequest,

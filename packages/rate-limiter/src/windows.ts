@@ -100,7 +100,7 @@ export function failedAuthenticationWindow(budgets: RateBudgets = RATE_LIMITS): 
  * IPv6 /64, counted apart from its failed authentications so that public reads never lock a client
  * out) and the one of all public reads.
  */
-export function anonymousWindows(ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow[] {
+export function publicReadWindows(ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow[] {
   return [clientWindow("anon", ip, budgets), minuteWindow("public", "public", budgets)];
 }
 

@@ -7,7 +7,6 @@ import { LEASE_MS } from "../src/window-ledger";
 import type { RateWindow } from "../src/window-types";
 import {
   admit,
-  anonymousWindows,
   callerWindows,
   connectionWindow,
   failedAuthenticationWindow,
@@ -15,6 +14,7 @@ import {
   ipWindow,
   leaseCounters,
   mcpDiscoveryWindows,
+  publicReadWindows,
   RATE_LIMITS,
   recipientWindow,
   windowsFor,
@@ -118,11 +118,11 @@ describe("windowsFor", () => {
   });
 
   it("counts a client's calls of public operations apart from its failed authentications, and never in the platform window", () => {
-    expect(anonymousWindows("203.0.113.7")).toEqual([
+    expect(publicReadWindows("203.0.113.7")).toEqual([
       { scope: "ip", key: "anon:203.0.113.7", limit: 60, windowMs: 60_000 },
       { scope: "public", key: "public", limit: 2000, windowMs: 60_000 },
     ]);
-    expect(anonymousWindows("2001:db8:1:2::5")[0]?.key).toBe("anon:2001:db8:1:2::/64");
+    expect(publicReadWindows("2001:db8:1:2::5")[0]?.key).toBe("anon:2001:db8:1:2::/64");
   });
 
   it("gives each class of anonymous traffic a global window of its own, none of them the platform's", () => {
@@ -136,7 +136,7 @@ describe("windowsFor", () => {
       limit: 2000,
       windowMs: 60_000,
     });
-    const globalKeys = [anonymousWindows("203.0.113.7")[1], mcpDiscoveryWindows("203.0.113.7")[1], failedAuthenticationWindow()];
+    const globalKeys = [publicReadWindows("203.0.113.7")[1], mcpDiscoveryWindows("203.0.113.7")[1], failedAuthenticationWindow()];
     expect(new Set(globalKeys.map((window) => window?.key)).size).toBe(3);
     expect(globalKeys.map((window) => window?.key)).not.toContain("platform");
   });

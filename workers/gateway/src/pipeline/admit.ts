@@ -1,9 +1,9 @@
 import { ApiError, type Operation } from "@crm/contracts";
 import {
   admit as admitToWindows,
-  anonymousWindows,
   callerWindows,
   inboundWindow,
+  publicReadWindows,
   RATE_LIMITS,
   type RateBudgets,
   type RateWindow,
@@ -91,7 +91,7 @@ async function windowsWithoutCredential(env: GatewayEnv, operation: Operation, r
   if (operation.auth === "signature") return [inboundWindow(clientIp(request), budgets)];
   const recipient = await unsubscribingRecipient(env, operation, request.url);
   if (recipient) return [recipientWindow(recipient.organizationId, recipient.address, budgets)];
-  return anonymousWindows(clientIp(request), budgets);
+  return publicReadWindows(clientIp(request), budgets);
 }
 
 /**
