@@ -67,6 +67,8 @@ export async function forwardSignedDelivery(
   };
   noteActor(call.requestFacts, actor);
   const response = await forwardToRegion(call, operation, actor, request);
+  // Invariant: the failed authentications (a window shared with other senders) count a delivery only
+  // after its region refused it as unsigned, and its connection's window only one it did not refuse.
   if (response.status === 401) await failedAuthentications(call.env, clientIp(request), deferral(call)).count();
   else if (response.status !== 404) await counter.take(window.limit, window.windowMs);
   return response;
