@@ -96,6 +96,19 @@ export const changelog: Release[] = [
           "`GET /events`, `GET /events/{eventId}` (MCP `events_list`, `events_get`): for a member whose inbox access is `record_read` or `record_reply`, `task.created` and `task.updated` events carry `linkedResources` as the task routes show them, without links to conversations linked to no record (and so without their subjects); `afterEventId` naming an event such a member may not see answers the 400 `invalid_request` of an unknown id, where it answered the page after it.",
         routes: ["GET /events", "GET /events/{eventId}", "POST /mcp"],
       },
+      {
+        category: "behaviour_change",
+        summary:
+          "Junk without a credential no longer refuses genuine callers without a bearer token: the one window of all anonymous traffic (`anonymous`) is gone. An inbound meeting-notes or calling delivery meets only its sending address's window (600 a minute) before its connection is looked up and its signature verified, then its connection's; one its region refuses (401) counts as a failed authentication. A valid unsubscribe token counts only in its recipient's window (`recipient`, 60 a minute). Public reads (`public`), MCP requests without `Authorization` (the 401 challenge that starts OAuth discovery: `mcp_discovery`, and a per-address window of their own, no longer the address's failed authentications) and failed authentications (`failed_authentication`) each have a global window of 2 000 a minute, named in a 429's `details.scope`.",
+        routes: [
+          "POST /integrations/meeting-notes/webhooks/{connectionId}",
+          "POST /calling/webhooks/{provider}/{connectionId}",
+          "GET /email/unsubscribe",
+          "POST /email/unsubscribe",
+          "GET /changelog",
+          "POST /mcp",
+        ],
+      },
     ],
   },
   {

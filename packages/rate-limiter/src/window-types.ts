@@ -9,7 +9,10 @@ export type WindowScope =
   | "route"
   | "platform"
   | "ip"
-  | "anonymous"
+  | "public"
+  | "mcp_discovery"
+  | "failed_authentication"
+  | "recipient"
   | "connection";
 
 /** One counter a request must fit in; `key` names the Durable Object that keeps it. */

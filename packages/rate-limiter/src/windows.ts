@@ -25,7 +25,11 @@ export const RATE_LIMITS = {
   route: 120,
   platform: 2000,
   ip: 60,
-  anonymous: 2000,
+  // One global window per class of anonymous traffic (DESIGN.md section 4), each the platform's budget.
+  public: 2000,
+  mcp_discovery: 2000,
+  failed_authentication: 2000,
+  recipient: 60,
   connection: 600,
 } as const satisfies Record<WindowScope, number>;
 
@@ -73,16 +77,12 @@ export function callerWindows(
 
 /**
  * The one window every authenticated request of the platform counts in, whoever sends it. Anonymous
- * traffic never spends it (DESIGN.md section 4): it has `anonymousTrafficWindow` instead, so no
- * volume of requests without a valid credential can refuse a signed-in tenant.
+ * traffic never spends it (DESIGN.md section 4): each class of it has a global window of its own
+ * (public reads, MCP discovery, failed authentications), so no volume of requests without a valid
+ * credential can refuse a signed-in tenant, nor junk of one class a caller of another.
  */
 export function platformWindow(budgets: RateBudgets = RATE_LIMITS): RateWindow {
   return minuteWindow("platform", "platform", budgets);
-}
-
-/** The one window all anonymous traffic shares (public routes, inbound webhooks, failed authentications). */
-export function anonymousTrafficWindow(budgets: RateBudgets = RATE_LIMITS): RateWindow {
-  return minuteWindow("anonymous", "anonymous", budgets);
 }
 
 /** The window of failed authentications per client (an IPv4 address or an IPv6 /64), checked before any database lookup. */
@@ -90,13 +90,35 @@ export function ipWindow(ip: string): RateWindow {
   return minuteWindow("ip", `ip:${clientAddressKey(ip)}`);
 }
 
+/** The window of all failed authentications, whoever sends them: what bounds their total once each client's window has room. */
+export function failedAuthenticationWindow(budgets: RateBudgets = RATE_LIMITS): RateWindow {
+  return minuteWindow("failed_authentication", "failed-authentications", budgets);
+}
+
 /**
  * The windows of a client calling operations that take no credential: its own (per IPv4 address or
  * IPv6 /64, counted apart from its failed authentications so that public reads never lock a client
- * out) and the one of all anonymous traffic.
+ * out) and the one of all public reads.
  */
-export function anonymousWindows(ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow[] {
-  return [clientWindow("anon", ip, budgets), anonymousTrafficWindow(budgets)];
+export function publicReadWindows(ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow[] {
+  return [clientWindow("anon", ip, budgets), minuteWindow("public", "public", budgets)];
+}
+
+/**
+ * The windows of an MCP request without an `Authorization` header, the 401 challenge that starts
+ * OAuth discovery: the client's own (apart from its failed authentications) and the one of all such
+ * challenges, so that neither junk of other classes nor a guessed token refuses a client its start.
+ */
+export function mcpDiscoveryWindows(ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow[] {
+  return [clientWindow("mcp-discovery", ip, budgets), minuteWindow("mcp_discovery", "mcp-discovery", budgets)];
+}
+
+/**
+ * The window of a valid unsubscribe token: its recipient's alone (`recipient:<org>:<address>`), since
+ * the token is a credential of its own; no traffic of anyone else can refuse a recipient's one click.
+ */
+export function recipientWindow(organizationId: string, address: string, budgets: RateBudgets = RATE_LIMITS): RateWindow {
+  return minuteWindow("recipient", `recipient:${organizationId}:${address}`, budgets);
 }
 
 /** A per-client window (60 a minute, an IPv4 address or an IPv6 /64) on a counter of its own, `<counter>:<address>`. */
@@ -105,16 +127,15 @@ export function clientWindow(counter: string, ip: string, budgets: RateBudgets =
 }
 
 /**
- * The windows of an inbound webhook before its signature is checked, when it is still anonymous: the
- * sending address (with an organization's budget, since a provider sends all of its customers'
- * events from few addresses) and all anonymous traffic. The connection's own window counts only
- * deliveries whose signature verified (`connectionWindow`).
+ * The window of an inbound webhook before its connection is looked up and its signature checked:
+ * the sending address's alone (with an organization's budget, since a provider sends all of its
+ * customers' events from few addresses). It meets no window shared with other senders, so junk
+ * posted elsewhere never refuses a signed delivery; the connection's window counts only deliveries
+ * whose signature verified (`connectionWindow`), and a delivery its region refused counts as a
+ * failed authentication.
  */
-export function inboundWindows(ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow[] {
-  return [
-    { scope: "ip", key: `inbound:${clientAddressKey(ip)}`, limit: budgets.organization, windowMs: MINUTE_MS },
-    anonymousTrafficWindow(budgets),
-  ];
+export function inboundWindow(ip: string, budgets: RateBudgets = RATE_LIMITS): RateWindow {
+  return { scope: "ip", key: `inbound:${clientAddressKey(ip)}`, limit: budgets.organization, windowMs: MINUTE_MS };
 }
 
 /** A provider connection's window of verified deliveries. */

@@ -7,13 +7,16 @@ import { LEASE_MS } from "../src/window-ledger";
 import type { RateWindow } from "../src/window-types";
 import {
   admit,
-  anonymousWindows,
   callerWindows,
   connectionWindow,
-  inboundWindows,
+  failedAuthenticationWindow,
+  inboundWindow,
   ipWindow,
   leaseCounters,
+  mcpDiscoveryWindows,
+  publicReadWindows,
   RATE_LIMITS,
+  recipientWindow,
   windowsFor,
 } from "../src/windows";
 
@@ -115,15 +118,40 @@ describe("windowsFor", () => {
   });
 
   it("counts a client's calls of public operations apart from its failed authentications, and never in the platform window", () => {
-    expect(anonymousWindows("203.0.113.7")).toEqual([
+    expect(publicReadWindows("203.0.113.7")).toEqual([
       { scope: "ip", key: "anon:203.0.113.7", limit: 60, windowMs: 60_000 },
-      { scope: "anonymous", key: "anonymous", limit: 2000, windowMs: 60_000 },
+      { scope: "public", key: "public", limit: 2000, windowMs: 60_000 },
     ]);
-    expect(anonymousWindows("2001:db8:1:2::5")[0]?.key).toBe("anon:2001:db8:1:2::/64");
+    expect(publicReadWindows("2001:db8:1:2::5")[0]?.key).toBe("anon:2001:db8:1:2::/64");
   });
 
-  it("counts an inbound webhook per sending address and in all anonymous traffic; its connection only once verified", () => {
-    expect(inboundWindows("203.0.113.7").map((window) => window.key)).toEqual(["inbound:203.0.113.7", "anonymous"]);
+  it("gives each class of anonymous traffic a global window of its own, none of them the platform's", () => {
+    expect(mcpDiscoveryWindows("203.0.113.7")).toEqual([
+      { scope: "ip", key: "mcp-discovery:203.0.113.7", limit: 60, windowMs: 60_000 },
+      { scope: "mcp_discovery", key: "mcp-discovery", limit: 2000, windowMs: 60_000 },
+    ]);
+    expect(failedAuthenticationWindow()).toEqual({
+      scope: "failed_authentication",
+      key: "failed-authentications",
+      limit: 2000,
+      windowMs: 60_000,
+    });
+    const globalKeys = [publicReadWindows("203.0.113.7")[1], mcpDiscoveryWindows("203.0.113.7")[1], failedAuthenticationWindow()];
+    expect(new Set(globalKeys.map((window) => window?.key)).size).toBe(3);
+    expect(globalKeys.map((window) => window?.key)).not.toContain("platform");
+  });
+
+  it("counts a valid unsubscribe token in its recipient's window alone", () => {
+    expect(recipientWindow("org_1", "lee@customer.example")).toEqual({
+      scope: "recipient",
+      key: "recipient:org_1:lee@customer.example",
+      limit: 60,
+      windowMs: 60_000,
+    });
+  });
+
+  it("counts an inbound webhook per sending address only, before any shared window; its connection only once verified", () => {
+    expect(inboundWindow("203.0.113.7")).toEqual({ scope: "ip", key: "inbound:203.0.113.7", limit: 600, windowMs: 60_000 });
     expect(connectionWindow("conn_1")).toEqual({ scope: "connection", key: "conn:conn_1", limit: 600, windowMs: 60_000 });
   });
 });

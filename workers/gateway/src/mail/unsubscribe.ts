@@ -1,6 +1,8 @@
 import {
   ApiError,
   internalRequestHeader,
+  type Operation,
+  operations,
   signInternalRequest,
   type UnsubscribeClaims,
   type UnsubscribeLink,
@@ -17,11 +19,31 @@ const invalidLink = () =>
     { path: "token", message: "Invalid or expired" },
   ]);
 
+/** The link a token names, if it is valid (signed by the region it names, not expired); null otherwise. */
+const verifiedLink = (env: GatewayEnv, token: string) => verifyUnsubscribeLink(token, (region) => contextSecret(env, region));
+
 /** The link a token names; an invalid, forged or expired one is a 400 naming the parameter. */
 export async function unsubscribeLinkOf(env: GatewayEnv, token: string): Promise<UnsubscribeLink> {
-  const link = await verifyUnsubscribeLink(token, (region) => contextSecret(env, region));
+  const link = await verifiedLink(env, token);
   if (!link) throw invalidLink();
   return link;
+}
+
+const unsubscribeOperations: ReadonlySet<string> = new Set([
+  operations.showUnsubscribe.operationId,
+  operations.confirmUnsubscribe.operationId,
+]);
+
+/**
+ * The recipient whose valid token an unsubscribe request carries, for its rate limit: the token is a
+ * credential of its own (DESIGN.md section 4), so the request meets its recipient's window only. Null
+ * for any other operation, and for a missing or invalid token, which is anonymous traffic like any
+ * other public read. The handler verifies the token again (an HMAC, cheap) to answer it.
+ */
+export async function unsubscribingRecipient(env: GatewayEnv, operation: Operation, url: URL): Promise<UnsubscribeLink | null> {
+  const token = url.searchParams.get("token");
+  if (!unsubscribeOperations.has(operation.operationId) || token === null) return null;
+  return verifiedLink(env, token);
 }
 
 /**

@@ -1,20 +1,22 @@
 import { ApiError, type Operation } from "@crm/contracts";
 import {
   admit as admitToWindows,
-  anonymousWindows,
   callerWindows,
-  inboundWindows,
+  inboundWindow,
+  publicReadWindows,
   RATE_LIMITS,
   type RateBudgets,
   type RateWindow,
   type RefusingWindow,
   type RequestIo,
   rateLimitHeaders,
+  recipientWindow,
   scaledBudgets,
   windowsFor,
 } from "@crm/rate-limiter";
 import { gatewayConfig } from "../config";
 import type { GatewayEnv } from "../env";
+import { unsubscribingRecipient } from "../mail/unsubscribe";
 import type { Actor } from "./actor";
 import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
 
@@ -77,18 +79,19 @@ export const budgetsOf = (env: GatewayEnv) => {
 let scaled: { factor: number; budgets: ReturnType<typeof scaledBudgets> } | undefined;
 
 /**
- * The windows a request counts in. An authenticated caller: organization, workspace, identity, API
- * key, route and platform. Anonymous traffic never spends a tenant's budget or the platform window
- * (DESIGN.md section 4): a public (`none`) operation counts in the client address's window and the
- * one of all anonymous traffic; a signed (`signature`) one, still anonymous until its region has
- * verified the signature, in the sending address's and the same; its connection's window only once
- * verified (`forwardSignedDelivery`).
+ * The windows a request without a bearer credential counts in. Anonymous traffic never spends a
+ * tenant's budget or the platform window, and meets no window shared with traffic of another class
+ * (DESIGN.md section 4): an unsubscribe request with a valid token its recipient's window only; any
+ * other public (`none`) operation the client address's window and the one of all public reads; a
+ * signed (`signature`) one only the sending address's, since its connection is looked up and its
+ * signature verified before any window shared with others is charged (`forwardSignedDelivery`).
  */
-function windowsOf(env: GatewayEnv, operation: Operation, request: OperationRequest, actor: Actor | null): RateWindow[] {
+async function windowsWithoutCredential(env: GatewayEnv, operation: Operation, request: OperationRequest): Promise<RateWindow[]> {
   const budgets = budgetsOf(env);
-  if (actor) return actorWindows(actor, operation, chargedWorkspace(actor, request), budgets);
-  if (operation.auth === "signature") return inboundWindows(clientIp(request), budgets);
-  return anonymousWindows(clientIp(request), budgets);
+  if (operation.auth === "signature") return [inboundWindow(clientIp(request), budgets)];
+  const recipient = await unsubscribingRecipient(env, operation, request.url);
+  if (recipient) return [recipientWindow(recipient.organizationId, recipient.address, budgets)];
+  return publicReadWindows(clientIp(request), budgets);
 }
 
 /**
@@ -137,7 +140,8 @@ const limiterSwitchedOff = (env: GatewayEnv, request: OperationRequest) =>
   gatewayConfig(env).rateLimitsBenchSwitch && request.headers.get("x-bench-rate-limits") === "off";
 
 /**
- * Takes one slot of every window of the request, from the isolate's leases or by asking the
+ * Takes one slot of every window of the request (an authenticated caller's: organization, workspace,
+ * identity, API key, route and platform), from the isolate's leases or by asking the
  * objects it lacks a slot of, in parallel. Refused: 429 and nothing consumed. Admitted: the
  * `RateLimit-Policy` and `RateLimit` headers of the tightest window, which is always one the
  * caller owns.
@@ -149,7 +153,9 @@ export async function admit(
   actor: Actor | null,
 ): Promise<Record<string, string>> {
   if (limiterSwitchedOff(call.env, request)) return {};
-  const windows = windowsOf(call.env, operation, request, actor);
+  const windows = actor
+    ? actorWindows(actor, operation, chargedWorkspace(actor, request), budgetsOf(call.env))
+    : await windowsWithoutCredential(call.env, operation, request);
   const admittance = await admitToWindows(call.env.RATE_LIMITER, windows, deferral(call));
   if (!admittance.allowed) throw rateLimited(admittance.refusing);
   return { ...rateLimitHeaders(admittance.tightest) };

@@ -1,5 +1,5 @@
 import { ApiError, type Surface } from "@crm/contracts";
-import { admit, anonymousTrafficWindow, ipWindow } from "@crm/rate-limiter";
+import { admit, failedAuthenticationWindow, ipWindow, mcpDiscoveryWindows } from "@crm/rate-limiter";
 import { gatewayConfig } from "../config";
 import type { GatewayEnv } from "../env";
 import { apiResource, mcpResources } from "../oauth/resources";
@@ -32,7 +32,8 @@ export function bearerToken(header: string | null): string {
  * missing, malformed, unknown, expired or revoked credentials count, and so do refused SSO pushes
  * (`internal-routes.ts`). Once it is full, the client's requests are refused with 429 before any
  * database lookup. Valid credentials never count. A failure is anonymous traffic, so it also counts
- * in the window of all anonymous traffic, never in the platform's (DESIGN.md section 4).
+ * in the window of all failed authentications, never in the platform's nor in one that public reads,
+ * MCP discovery or signed deliveries meet (DESIGN.md section 4).
  */
 export function failedAuthentications(env: GatewayEnv, ip: string, defer?: ReturnType<typeof deferral>) {
   const window = ipWindow(ip);
@@ -47,8 +48,8 @@ export function failedAuthentications(env: GatewayEnv, ip: string, defer?: Retur
     /** Counts one failed authentication; 429 if it does not fit. */
     async count() {
       refuseWhen(await counter().take(window.limit, window.windowMs));
-      const anonymous = await admit(env.RATE_LIMITER, [anonymousTrafficWindow(budgetsOf(env))], defer);
-      if (!anonymous.allowed) throw rateLimited(anonymous.refusing);
+      const all = await admit(env.RATE_LIMITER, [failedAuthenticationWindow(budgetsOf(env))], defer);
+      if (!all.allowed) throw rateLimited(all.refusing);
     },
     /** Runs `check`, counting it as a failed authentication if it refuses the credential (401). */
     async counting<T>(check: () => Promise<T>): Promise<T> {
@@ -63,6 +64,18 @@ export function failedAuthentications(env: GatewayEnv, ip: string, defer?: Retur
 }
 
 /**
+ * The 401 challenge of an MCP request without an `Authorization` header, which starts OAuth
+ * discovery (RFC 9728): not a failed authentication, since nothing was guessed, but MCP discovery,
+ * counted in the client's and the global windows of its own (DESIGN.md section 4); 429 once either is full.
+ */
+async function discoveryChallenge(call: GatewayCall, request: OperationRequest): Promise<never> {
+  const windows = mcpDiscoveryWindows(clientIp(request), budgetsOf(call.env));
+  const admittance = await admit(call.env.RATE_LIMITER, windows, deferral(call));
+  if (!admittance.allowed) throw rateLimited(admittance.refusing);
+  throw unauthorized();
+}
+
+/**
  * Authenticates the credential of a request (the `bearer` operations of the catalogue). Three kinds
  * resolve to the same `Actor`, so the steps after this one do not care which it was:
  *
@@ -74,7 +87,8 @@ export function failedAuthentications(env: GatewayEnv, ip: string, defer?: Retur
  *
  * A user credential not bound to one organization acts in the one the request selects
  * (`selectOrganization`). Every 401 counts against the client's window of failed authentications,
- * and a credential that costs a read is refused (429) first once that window is full.
+ * and a credential that costs a read is refused (429) first once that window is full; but for MCP's
+ * discovery challenge (no `Authorization` header), which has windows of its own.
  */
 export async function authenticate(
   call: GatewayCall,
@@ -83,9 +97,10 @@ export async function authenticate(
   surface: Surface = "api",
   now = Date.now(),
 ): Promise<Actor> {
+  const authorization = request.headers.get("authorization");
+  if (authorization === null && surface === "mcp") return discoveryChallenge(call, request);
   const failures = failedAuthentications(call.env, clientIp(request), deferral(call));
   return failures.counting(async () => {
-    const authorization = request.headers.get("authorization");
     const session = authorization === null && surface === "api" ? sessionTokenIn(request) : null;
     if (session !== null) {
       await failures.guard();

@@ -4,9 +4,10 @@ import { connectionWindow } from "@crm/rate-limiter";
 import { eq } from "drizzle-orm";
 import { noteActor } from "../request-facts";
 import type { Actor } from "./actor";
-import { budgetsOf, rateLimited } from "./admit";
+import { budgetsOf, deferral, rateLimited } from "./admit";
+import { failedAuthentications } from "./authenticate";
 import { forwardToRegion } from "./forward";
-import type { GatewayCall, OperationRequest } from "./operation-call";
+import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
 
 const { connectionRoutes, organizations } = control;
 
@@ -19,11 +20,15 @@ export const connectionIdOf = (request: OperationRequest): string => request.url
  * region verifies the signature: only it holds the connection's secret. An unknown connection is
  * 404 here, before any region is asked.
  *
- * The connection's window (600 a minute) counts only deliveries whose signature verified, so junk
- * posted to its URL never refuses the provider's real events: a full window refuses before the
- * region is asked, and a delivery the region did not refuse as unsigned or unknown (401, 404) takes
- * its slot after. Parallel deliveries can therefore pass a nearly full window by the few in flight,
- * which costs a region nothing it could not bear; the anonymous windows have bounded them already.
+ * Only the sending address's window has been charged before (DESIGN.md section 4): the lookup and
+ * the signature check come before any window shared with other senders, so junk posted anywhere
+ * never refuses a correctly signed delivery. The connection's window (600 a minute) counts only
+ * deliveries whose signature verified: a full window refuses before the region is asked, and a
+ * delivery the region did not refuse as unsigned or unknown (401, 404) takes its slot after.
+ * Parallel deliveries can therefore pass a nearly full window by the few in flight, which costs a
+ * region nothing it could not bear; the sending address's window has bounded them already. A
+ * delivery its region refused as unsigned (401) is then a failed authentication of its address,
+ * counted as any other (429 once its windows are full); one never refused is never counted there.
  */
 export async function forwardSignedDelivery(
   call: GatewayCall,
@@ -62,7 +67,10 @@ export async function forwardSignedDelivery(
   };
   noteActor(call.requestFacts, actor);
   const response = await forwardToRegion(call, operation, actor, request);
-  if (response.status !== 401 && response.status !== 404) await counter.take(window.limit, window.windowMs);
+  // Invariant: the failed authentications (a window shared with other senders) count a delivery only
+  // after its region refused it as unsigned, and its connection's window only one it did not refuse.
+  if (response.status === 401) await failedAuthentications(call.env, clientIp(request), deferral(call)).count();
+  else if (response.status !== 404) await counter.take(window.limit, window.windowMs);
   return response;
 }
 

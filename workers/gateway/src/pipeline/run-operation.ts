@@ -18,8 +18,8 @@ import { authenticateSession } from "./session-credential";
  * webhooks call it in process with a request they build, so each runs the same pipeline.
  *
  *   bearer:    authenticate → authorize → admit → forward → charge
- *   none:      admit (client address, platform) → the gateway's own handler
- *   signature: admit (connection, client address, platform) → the connection's region, which verifies the signature
+ *   none:      admit (client address and public reads, or a valid unsubscribe token's recipient) → the gateway's own handler
+ *   signature: admit (sending address) → the connection's region, which verifies the signature → its connection's window
  *   session:   console session (same origin, CSRF) → admit → the gateway's own handler (free, not booked)
  */
 export async function runOperation(call: GatewayCall, operation: Operation, request: OperationRequest): Promise<Response> {
