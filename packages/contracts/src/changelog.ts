@@ -84,6 +84,18 @@ export const changelog: Release[] = [
           "The document declares `CreateComment`'s `anyOf` (`text` or `html`), and each `anyOf` branch of compose, reply, draft and comment declares the property it requires, so generated clients refuse `{}` and Ajv's strictRequired accepts the schemas.",
         routes: ["POST /inbox/conversations/{conversationId}/comments", "POST /inbox/conversations"],
       },
+      {
+        category: "behaviour_change",
+        summary:
+          'A required text field refuses text that is empty after trimming (`""`, `"   "`): 400 `invalid_request` naming the field (`body.fields.<slug>`, "Required; blank text is no value"), on `POST /records`, `PATCH /records/{recordId}`, `PUT /records`, each item of `POST /records/batch` alone, and the MCP tools `records_create`, `records_update`, `records_assert` and `records_batch`.',
+        routes: ["POST /records", "PATCH /records/{recordId}", "PUT /records", "POST /records/batch"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "The filter operator `is_empty` also finds records whose text is empty after trimming, and `is_not_empty` no longer does, in `POST /records/query` and in saved views' filters (`GET /records?viewId=…`).",
+        routes: ["POST /records/query", "GET /records"],
+      },
     ],
   },
   {
