@@ -1,9 +1,11 @@
+import { newId } from "@crm/db";
 import { describe, expect, it } from "vitest";
+import { recordMatches, searchPhrases } from "../workers/api/src/domain/records/search";
 import { createField, createObjectType, errorOf, expectStatus, unique } from "./crm";
-import { createMember } from "./fixtures";
+import { createMember, regionDb, shardDatabase } from "./fixtures";
 import { crmWorkspace } from "./inbox";
 import { rawToolCall, structured } from "./mcp";
-import { call } from "./stack";
+import { call, cast } from "./stack";
 
 interface CrmRecord {
   id: string;
@@ -203,6 +205,52 @@ describe("GET /records/search", () => {
       { key: workspace.key },
     );
     expect(foreignType.status).toBe(404);
+  });
+
+  it("answers another organization's workspace exactly as a workspace that does not exist", async () => {
+    const { acme, sales } = await cast();
+    const stranger = await crmWorkspace();
+    expect(stranger.shard).toBe(acme.shard);
+    const refusal = async (workspaceId: string) => {
+      const response = await call(`/records/search?workspaceId=${workspaceId}&q=acme`, { key: stranger.key });
+      const { requestId: _, ...error } = await errorOf(response);
+      return { status: response.status, error };
+    };
+    const foreign = await refusal(sales.id);
+    expect(foreign).toEqual(await refusal(newId("ws")));
+    expect(foreign).toMatchObject({ status: 404, error: { code: "not_found", message: "Workspace not found" } });
+  });
+
+  it("bounds the match itself by the caller's organization: another one's workspace matches nothing and reads no index", async () => {
+    const workspace = await crmWorkspace();
+    const stranger = await crmWorkspace();
+    const word = `Quill${unique()}`;
+    const many = 40;
+    await expectStatus(200, "/records/batch", {
+      method: "POST",
+      key: workspace.key,
+      json: {
+        objectTypeId: workspace.peopleId,
+        operation: "create",
+        records: Array.from({ length: many }, (_, i) => ({ fields: { name: `${word} ${i}` } })),
+      },
+    });
+    const db = regionDb("us", workspace.shard);
+    // The statement the search runs, called as it would be for a caller of `organizationId`.
+    const matched = async (organizationId: string) => {
+      const matches = recordMatches(db, { organizationId, workspaceId: workspace.workspaceId }, searchPhrases(word));
+      const { sql, params } = db.select().from(matches).toSQL();
+      return shardDatabase("us", workspace.shard)
+        .prepare(sql)
+        .bind(...params)
+        .all();
+    };
+    expect((await matched(workspace.organizationId)).results).toHaveLength(many);
+    const foreign = await matched(stranger.organizationId);
+    expect(foreign.results).toEqual([]);
+    // The organization's hold on the workspace is tested before the FTS5 index is opened: reading
+    // the matches and dropping them would read a row per match at least.
+    expect(foreign.meta.rows_read).toBeLessThan(many);
   });
 
   it("is open to whoever may read the workspace's records, viewers too, and to no one else; also as records_search", async () => {

@@ -99,6 +99,12 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          'A required text field refuses text that is empty after trimming (`""`, `"   "`): 400 `invalid_request` naming the field (`body.fields.<slug>`, "Required; blank text is no value"), on `POST /records`, `PATCH /records/{recordId}`, `PUT /records`, each item of `POST /records/batch` alone, and the MCP tools `records_create`, `records_update`, `records_assert` and `records_batch`.',
+        routes: ["POST /records", "PATCH /records/{recordId}", "PUT /records", "POST /records/batch"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "Junk without a credential no longer refuses genuine callers without a bearer token: the one window of all anonymous traffic (`anonymous`) is gone. An inbound meeting-notes or calling delivery meets only its sending address's window (600 a minute) before its connection is looked up and its signature verified, then its connection's; one its region refuses (401) counts as a failed authentication. A valid unsubscribe token counts only in its recipient's window (`recipient`, 60 a minute). Public reads (`public`), MCP requests without `Authorization` (the 401 challenge that starts OAuth discovery: `mcp_discovery`, and a per-address window of their own, no longer the address's failed authentications) and failed authentications (`failed_authentication`) each have a global window of 2 000 a minute, named in a 429's `details.scope`.",
         routes: [
           "POST /integrations/meeting-notes/webhooks/{connectionId}",
@@ -108,6 +114,12 @@ export const changelog: Release[] = [
           "GET /changelog",
           "POST /mcp",
         ],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "The filter operator `is_empty` also finds records whose text is empty after trimming, and `is_not_empty` no longer does, in `POST /records/query` and in saved views' filters (`GET /records?viewId=…`).",
+        routes: ["POST /records/query", "GET /records"],
       },
     ],
   },

@@ -4,6 +4,7 @@ import { compiledRows, StatementsByShape } from "../../compiled-statements";
 import type { Database } from "../../database";
 import { type KeysetColumn, type KeysetValue, keysetAfter, paginate } from "../../pagination";
 import { checkView } from "../crm/view-config";
+import { trimmedSql } from "./blank-text";
 import { type RecordRow, valuesFromJson, valuesJson } from "./store";
 import type { RecordField } from "./values";
 
@@ -123,6 +124,8 @@ function conditionSql({ operator, column, multiselect }: PageShape["conditions"]
   const probe = (predicate: SQL) =>
     sql`exists (select 1 from record_values v where v.record_id = ${recordId} and v.field_definition_id = ${sql.placeholder(`field${i}`)} and ${predicate})`;
   const like = sql`v.${c} like ${value} escape '\\'`;
+  // A value, for `is_empty` and `is_not_empty`: blank text is none (see blank-text.ts).
+  const held = column === "value_text" ? sql`${trimmedSql(sql`v.value_text`)} <> ''` : sql`v.${c} is not null`;
   switch (operator) {
     case "eq":
       return probe(sql`v.${c} = ${value}`);
@@ -147,9 +150,9 @@ function conditionSql({ operator, column, multiselect }: PageShape["conditions"]
     case "not_in":
       return sql`not ${probe(sql`v.${c} in (select value from json_each(${value}))`)}`;
     case "is_empty":
-      return sql`not ${probe(sql`v.${c} is not null`)}`;
+      return sql`not ${probe(held)}`;
     case "is_not_empty":
-      return probe(sql`v.${c} is not null`);
+      return probe(held);
   }
 }
 

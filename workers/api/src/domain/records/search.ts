@@ -1,7 +1,8 @@
 import { ApiError, type operations } from "@crm/contracts";
 import { regional } from "@crm/db";
-import { and, eq, isNull, sql } from "drizzle-orm";
-import { workspaceAccessFrom, workspaceWithMembership } from "../../access";
+import { and, eq, exists, isNull, sql } from "drizzle-orm";
+import { requireWorkspace } from "../../access";
+import type { Database } from "../../database";
 import type { ServiceContext } from "../../env";
 import type { QueryOf } from "../../inputs";
 import { paginate } from "../../pagination";
@@ -70,19 +71,26 @@ interface Hit {
   values: string;
 }
 
+/** What a search may match: the workspace, only while it belongs to the organization; optionally some of its object types. */
+export interface SearchBounds {
+  organizationId: string;
+  workspaceId: string;
+  objectTypeIds?: string[] | undefined;
+}
+
 /**
- * One round trip: the workspace with the actor's membership, the page of matching records with their
- * values, and the fields and options of the workspace's object types, as one D1 batch. The match
- * runs before the access check, but nothing it read is shown unless the check passes.
+ * The FTS5 match of the phrases within the bounds, each match with its bm25 score, as a subquery
+ * (bm25 is read where the FTS table is the query's own; the page's order and position apply outside).
+ * The organization's hold on the workspace is a condition on no row of the match, so SQLite tests it
+ * once before it opens the FTS5 index: a workspace of another organization matches nothing and reads
+ * none of its doclists, whether or not the caller checked access first.
  */
-export async function searchRecordsIn(context: ServiceContext, query: QueryOf<typeof operations.searchRecords>) {
-  const { db, actor, cursorSecret } = context;
-  const { workspaceId, q, objectTypeIds, limit, cursor } = query;
-  const phrases = searchPhrases(q);
-  if (phrases.length === 0)
-    throw new ApiError("invalid_request", "q must hold a letter or a digit", [{ path: "q", message: "Nothing to search for" }]);
-  // bm25 is read where the FTS table is the query's own; the page's order and position apply outside.
-  const matches = db
+export function recordMatches(db: Database, { organizationId, workspaceId, objectTypeIds }: SearchBounds, phrases: string[][]) {
+  const ofOrganization = db
+    .select({ id: workspaces.id })
+    .from(workspaces)
+    .where(and(eq(workspaces.id, workspaceId), eq(workspaces.organizationId, organizationId)));
+  return db
     .select({
       recordId: recordSearchTerms.recordId,
       score: sql<number>`bm25(${recordSearch}, 10.0, 1.0)`.as("score"),
@@ -91,6 +99,7 @@ export async function searchRecordsIn(context: ServiceContext, query: QueryOf<ty
     .innerJoin(recordSearchTerms, sql`${recordSearchTerms.id} = ${recordSearch}.rowid`)
     .where(
       and(
+        exists(ofOrganization),
         sql`${recordSearch} match ${recordSearchExpression(phrases)}`,
         // The workspace is checked on each match's row: see migration 0016 for why not in the match.
         eq(recordSearchTerms.workspaceId, workspaceId),
@@ -100,6 +109,21 @@ export async function searchRecordsIn(context: ServiceContext, query: QueryOf<ty
       ),
     )
     .as("matches");
+}
+
+/**
+ * The actor's access to the workspace first, so that a search of a workspace it cannot reach never
+ * runs the match (its time would tell how many records match there); then one round trip: the page
+ * of matching records with their values, and the fields and options of the workspace's object types.
+ */
+export async function searchRecordsIn(context: ServiceContext, query: QueryOf<typeof operations.searchRecords>) {
+  const { db, actor, cursorSecret } = context;
+  const { workspaceId, q, objectTypeIds, limit, cursor } = query;
+  const phrases = searchPhrases(q);
+  if (phrases.length === 0)
+    throw new ApiError("invalid_request", "q must hold a letter or a digit", [{ path: "q", message: "Nothing to search for" }]);
+  await requireWorkspace(db, actor, workspaceId);
+  const matches = recordMatches(db, { organizationId: actor.organizationId, workspaceId, objectTypeIds }, phrases);
   const ofWorkspace = sql`${fieldDefinitions.objectTypeId} in (select ${objectTypes.id} from ${objectTypes} where ${objectTypes.workspaceId} = ${workspaceId})`;
   let fields: FieldWithOptions[] = [];
   const page = await paginate<Hit>(
@@ -112,8 +136,7 @@ export async function searchRecordsIn(context: ServiceContext, query: QueryOf<ty
         { column: records.id, direction: "asc", valueIn: (hit) => hit.record.id },
       ],
       fetch: async ({ after, orderBy, limit: fetchLimit }) => {
-        const [workspace, hits, fieldRows, optionRows] = await db.batch([
-          workspaceWithMembership(db, actor, eq(workspaces.id, workspaceId)),
+        const [hits, fieldRows, optionRows] = await db.batch([
           db
             .select({ record: records, score: matches.score, values: valuesJson(records.id) })
             .from(matches)
@@ -123,7 +146,6 @@ export async function searchRecordsIn(context: ServiceContext, query: QueryOf<ty
             .limit(fetchLimit),
           ...fieldAndOptionQueries(db, ofWorkspace),
         ]);
-        workspaceAccessFrom(actor, workspaceId, workspace[0]);
         fields = withOptions(fieldRows, optionRows);
         const known = new Set(fields.map((field) => field.objectTypeId));
         if (objectTypeIds?.some((id) => !known.has(id))) throw new ApiError("not_found", "Object type not found");

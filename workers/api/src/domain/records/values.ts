@@ -1,5 +1,6 @@
 import type { FieldType, Problem } from "@crm/contracts";
 import { checkScalar } from "../crm/field-types";
+import { isBlank } from "./blank-text";
 
 /** A field of the object type as record validation needs it. */
 export interface RecordField {
@@ -91,7 +92,7 @@ function rowsFor(field: RecordField, value: unknown, path: string, problems: Pro
 /**
  * Validates a record's `fields` against its object type. On creation every field gets rows (given
  * value, else default, else unset) and required fields must end up set; on update only the given
- * fields change and required ones cannot be cleared. Problems name `fields.<slug>`.
+ * fields change and required ones cannot be cleared, nor set to blank text. Problems name `fields.<slug>`.
  */
 export function planValues(fields: RecordField[], input: Record<string, unknown>, mode: "create" | "update") {
   const problems: Problem[] = [];
@@ -108,8 +109,12 @@ export function planValues(fields: RecordField[], input: Record<string, unknown>
     const path = `fields.${field.slug}`;
     const rows = rowsFor(field, value, path, problems);
     if (!rows) continue;
-    const isSet = rows.some((row) => row.valueText !== null || row.valueNumber !== null);
-    if (field.isRequired && !isSet) problems.push({ path, message: "Required" });
+    const isSet = rows.some((row) => (row.valueText !== null && !isBlank(row.valueText)) || row.valueNumber !== null);
+    if (field.isRequired && !isSet)
+      problems.push({
+        path,
+        message: rows.some((row) => row.valueText !== null) ? "Required; blank text is no value" : "Required",
+      });
     planned.set(field.id, rows);
   }
   return { planned, problems };
