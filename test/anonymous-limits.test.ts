@@ -39,7 +39,9 @@ describe("anonymous traffic", () => {
     const addresses = ["192.0.2.11", "192.0.2.12", "192.0.2.13", "192.0.2.14"];
     // Half to a real connection's URL, half to connection ids that do not exist (each its own window before the fix).
     const target = (index: number) =>
-      index % 2 === 0 ? inboundPath(connection) : `/integrations/meeting-notes/webhooks/conn_${crypto.randomUUID()}`;
+      index % 2 === 0
+        ? inboundPath(connection)
+        : `/integrations/meeting-notes/webhooks/conn_${crypto.randomUUID().replaceAll("-", "")}`;
     const { statuses, refusal } = await flood(
       2_100,
       (index) =>

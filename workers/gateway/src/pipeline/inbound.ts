@@ -6,6 +6,7 @@ import { noteActor } from "../request-facts";
 import type { Actor } from "./actor";
 import { budgetsOf, rateLimited } from "./admit";
 import { forwardToRegion } from "./forward";
+import { checkInboundRequest } from "./inbound-request";
 import type { GatewayCall, OperationRequest } from "./operation-call";
 
 const { connectionRoutes, organizations } = control;
@@ -30,14 +31,7 @@ export async function forwardSignedDelivery(
   operation: Operation,
   request: OperationRequest,
 ): Promise<Response> {
-  // The inbound routes declare no query parameters, and like every route refuse undeclared ones.
-  const unknown = [...request.url.searchParams.keys()];
-  if (unknown.length > 0)
-    throw new ApiError(
-      "invalid_request",
-      "The request is not valid; see details.",
-      unknown.map((name) => ({ path: name, in: "query" as const, message: "Unknown property" })),
-    );
+  checkInboundRequest(operation, request);
   const connectionId = connectionIdOf(request);
   const [route] = await call.controlDb
     .select({ organizationId: organizations.id, region: organizations.region, shard: organizations.shard })
