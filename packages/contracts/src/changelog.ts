@@ -84,6 +84,36 @@ export const changelog: Release[] = [
           "The document declares `CreateComment`'s `anyOf` (`text` or `html`), and each `anyOf` branch of compose, reply, draft and comment declares the property it requires, so generated clients refuse `{}` and Ajv's strictRequired accepts the schemas.",
         routes: ["POST /inbox/conversations/{conversationId}/comments", "POST /inbox/conversations"],
       },
+      {
+        category: "behaviour_change",
+        summary:
+          "The inbound provider routes refuse a body not sent as `application/json` with 415 `unsupported_media_type`, and a path segment the document's pattern refuses (a `{provider}` outside `^[a-z0-9-]{1,32}$`: too long, upper case, a NUL; a `{connectionId}` that is not an id) with 400 `invalid_request` naming `path.provider` or `path.connectionId`, both before the connection is looked up. Both were accepted before (a malformed connection id was 404).",
+        routes: ["POST /integrations/meeting-notes/webhooks/{connectionId}", "POST /calling/webhooks/{provider}/{connectionId}"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "A request with a dead credential (malformed, unknown, expired or revoked) is 401 `invalid_token` on every path under `{base_url}`, also one no route serves or a method the path does not offer, where it was 404 or 405: the credential is checked before the route. Without an `Authorization` header, or with a valid credential, such a request is still 404 or 405.",
+        routes: ["GET /workspaces"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          'The REST API\'s `WWW-Authenticate` challenges name its protected-resource metadata (RFC 9728 section 5.1), as the MCP endpoint\'s do: `Bearer realm="api", resource_metadata="<origin>/.well-known/oauth-protected-resource/api/v1"`, then `error="…"` as before.',
+        routes: ["GET /.well-known/oauth-protected-resource/api/v1", "GET /workspaces"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "The document types the query parameters `isClosed` and `hasLinkedRecords` as `boolean` (they were string enums of `true` and `false`), so generated clients and MCP tools take a boolean; on the wire they are still `true` or `false`, anything else 400.",
+        routes: ["GET /inbox/conversations"],
+      },
+      {
+        category: "addition",
+        summary:
+          "Webhook deliveries carry `User-Agent: CRM-Webhooks/<API version>` (`CRM-Webhooks/1.0.0`), so receivers can recognize them in logs and firewall rules.",
+        routes: ["POST /webhooks"],
+      },
     ],
   },
   {
