@@ -135,7 +135,8 @@ describe("anonymous traffic by class", () => {
     const addresses = ["192.0.2.11", "192.0.2.12", "192.0.2.13", "192.0.2.14", "192.0.2.15", "192.0.2.16"];
     // Each address posts 350 (within its window of 600): half to real connections' URLs, half to connection ids that do not exist.
     const target = (index: number) => {
-      if (Math.floor(index / 6) % 2 === 1) return `/integrations/meeting-notes/webhooks/conn_${crypto.randomUUID()}`;
+      if (Math.floor(index / 6) % 2 === 1)
+        return `/integrations/meeting-notes/webhooks/conn_${crypto.randomUUID().replaceAll("-", "")}`;
       return index % 4 < 2 ? inboundPath(notes.connection) : inboundPath(calling.connection);
     };
     const { counted, refusedBy } = await flood(

@@ -21,7 +21,7 @@ import { createKey } from "./fixtures";
 import { deliver as deliverMail, mailWorkspace, rawMessage } from "./mail";
 import { rawToolCall, toolError } from "./mcp";
 import { type Connection, deliver, expectReceived, inboundPath } from "./meetings";
-import { call, cast } from "./stack";
+import { baseUrl, call, cast } from "./stack";
 
 /**
  * The shared auth matrix: every operation of the route catalogue, the routes of later issues
@@ -408,7 +408,11 @@ describe.each(checked.map((operation) => ({ name: `${operation.method.toUpperCas
       const response = await requestFor(operation, {});
       expect(response.status).toBe(401);
       // A session route has no bearer challenge to offer: the console signs in with a form.
-      expect(response.headers.get("www-authenticate")).toBe(session ? null : 'Bearer realm="api"');
+      expect(response.headers.get("www-authenticate")).toBe(
+        session
+          ? null
+          : `Bearer realm="api", resource_metadata="${new URL(baseUrl).origin}/.well-known/oauth-protected-resource/api/v1"`,
+      );
       expect((await errorOf(response)).code).toBe("unauthorized");
     });
 

@@ -1,11 +1,17 @@
 import { env } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
 import { type ActorContext, actorContextHeader, signActorContext } from "@crm/contracts";
 import { control } from "@crm/db";
 import { eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { createKey, createOrganization } from "./fixtures";
-import { call, cast } from "./stack";
+import { baseUrl, call, cast } from "./stack";
+
+const gateway = (exports as unknown as { default: Fetcher }).default;
+
+/** The REST API's protected-resource metadata (RFC 9728), at the path derived from its resource `<origin>/api/v1`. */
+const resourceMetadata = `${new URL(baseUrl).origin}/.well-known/oauth-protected-resource/api/v1`;
 
 interface ErrorEnvelope {
   error: { code: string; message: string; requestId: string; details?: unknown };
@@ -27,6 +33,28 @@ describe("the error envelope from every layer", () => {
   it("404 for an unknown path", async () => {
     await expectError(await call("/no-such-thing"), 404, "not_found");
     await expectError(await call("/workspaces/ws_123456/extra"), 404, "not_found");
+  });
+
+  it("401 for a dead credential on any path, known or not: the credential is checked before the route", async () => {
+    const { acme, alice } = await cast();
+    const dead = ["garbage", `crm_${"A".repeat(12)}_${"b".repeat(43)}`, acme.expiredKey, acme.revokedKey] as string[];
+    const unrouted = [
+      ["GET", "/no-such-thing"],
+      ["POST", "/workspaces/ws_123456/extra"],
+      ["DELETE", "/workspaces"],
+      ["GET", "/records/batch"],
+    ] as const;
+    for (const [method, path] of unrouted) {
+      for (const key of dead) {
+        const response = await call(path, { method, key });
+        expect(response.headers.get("www-authenticate"), `${method} ${path}`).toContain('error="invalid_token"');
+        await expectError(response, 401, "invalid_token");
+      }
+    }
+    // Without a credential, or with a live one, the path is answered as the router finds it.
+    await expectError(await call("/no-such-thing"), 404, "not_found");
+    await expectError(await call("/no-such-thing", { key: alice.apiKey }), 404, "not_found");
+    await expectError(await call("/workspaces", { method: "DELETE", key: alice.apiKey }), 405, "method_not_allowed");
   });
 
   it("405 with Allow for a known path and another method", async () => {
@@ -69,8 +97,11 @@ describe("the error envelope from every layer", () => {
 
   it("401 unauthorized with WWW-Authenticate when no token is sent", async () => {
     const response = await call("/workspaces");
-    expect(response.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+    expect(response.headers.get("www-authenticate")).toBe(`Bearer realm="api", resource_metadata="${resourceMetadata}"`);
     await expectError(response, 401, "unauthorized");
+    // RFC 9728 section 5.1: the challenge names where a client learns how to get a token for this API.
+    const metadata = (await (await gateway.fetch(resourceMetadata)).json()) as { resource: string };
+    expect(metadata.resource).toBe(baseUrl);
     const basic = await call("/workspaces", { headers: { authorization: "Basic YWxpY2U6c2VjcmV0" } });
     await expectError(basic, 401, "unauthorized");
   });
@@ -78,7 +109,9 @@ describe("the error envelope from every layer", () => {
   it("401 invalid_token for malformed and unknown tokens", async () => {
     for (const authorization of ["Bearer", "Bearer  two-spaces", "Bearer garbage", "bearer crm_AAAAAAAAAAAA_short"]) {
       const response = await call("/workspaces", { headers: { authorization } });
-      expect(response.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+      expect(response.headers.get("www-authenticate")).toBe(
+        `Bearer realm="api", resource_metadata="${resourceMetadata}", error="invalid_token"`,
+      );
       await expectError(response, 401, "invalid_token");
     }
   });

@@ -57,6 +57,21 @@ async function expectError(response: Response, status: number, code: string) {
   expect((JSON.parse(text) as ErrorBody).error.code).toBe(code);
 }
 
+/** A delivery signed as the provider signs it, its body sent as `type` (without a `Content-Type` when null). */
+function deliverAs(path: string, secret: string, event: unknown, type: string | null) {
+  const body = JSON.stringify(event);
+  const webhookId = `msg_${unique()}${unique()}`;
+  const at = new Date();
+  const headers: Record<string, string> = {
+    "webhook-id": webhookId,
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": new Webhook(secret).sign(webhookId, at, body),
+  };
+  if (type !== null) headers["content-type"] = type;
+  // Bytes, not text: fetch gives a text body `text/plain` of its own.
+  return call(path, { method: "POST", headers, body: new TextEncoder().encode(body) });
+}
+
 describe("inbound webhooks: refusals store nothing", () => {
   it("401 without a signature, with a wrong secret, a stale or future timestamp, or a tampered body", async () => {
     const event = scheduled(`refused-${unique()}`);
@@ -136,6 +151,37 @@ describe("inbound webhooks: refusals store nothing", () => {
     const huge = scheduled("huge", { description: "x".repeat(1024 * 1024) });
     await expectError(await deliver(notesPath(), notes.secret, huge), 413, "payload_too_large");
     expect(await deliveriesOf(notes.connection.id)).toBe(before);
+  });
+
+  it("415 for a signed body sent as anything but JSON, on both routes, before the connection is looked up", async () => {
+    const before = await deliveriesOf(notes.connection.id);
+    const unknownConnection = "/integrations/meeting-notes/webhooks/conn_01unknown0000000000000000";
+    for (const path of [notesPath(), callingPath(), unknownConnection]) {
+      for (const type of ["text/plain", "application/xml", "application/x-www-form-urlencoded", null]) {
+        const secret = path === callingPath() ? calling.secret : notes.secret;
+        await expectError(await deliverAs(path, secret, scheduled(`media-${unique()}`), type), 415, "unsupported_media_type");
+      }
+    }
+    expect(await deliveriesOf(notes.connection.id)).toBe(before);
+    // JSON with its parameters is JSON.
+    await expectReceived(
+      await deliverAs(notesPath(), notes.secret, scheduled(`charset-${unique()}`), "application/json; charset=utf-8"),
+    );
+  });
+
+  it("400 for a provider segment the document does not allow, before the connection is looked up", async () => {
+    const before = await deliveriesOf(calling.connection.id);
+    const started = () => ({ type: "call.started", occurredAt: Date.now(), data: { callId: `c-${unique()}` } });
+    for (const provider of ["a".repeat(5_000), "air%00call", "AirCall", "air_call"]) {
+      for (const connectionId of [calling.connection.id, "conn_01unknown0000000000000000"]) {
+        const response = await deliver(`/calling/webhooks/${provider}/${connectionId}`, calling.secret, started());
+        expect(response.status).toBe(400);
+        const details = (await errorOf(response)).details ?? [];
+        expect(details.length).toBeGreaterThan(0);
+        expect(details.map((detail) => detail.path)).toEqual(details.map(() => "path.provider"));
+      }
+    }
+    expect(await deliveriesOf(calling.connection.id)).toBe(before);
   });
 
   it("answers 200 to an unknown event type, records it and changes nothing else", async () => {

@@ -156,6 +156,17 @@ describe("OAuth access tokens on API routes", () => {
     expect((await call(`/crm/objects?workspaceId=${sales.id}`, { key: readOnly.accessToken })).status).toBe(403);
   });
 
+  it("a live token on a path no route serves is 404, whatever organization header it carries: only a dead one is 401 there", async () => {
+    const { erin, acme } = await cast();
+    const { accessToken } = await grantToken({ userId: erin.id, organizationId: null });
+    const organizationHeaders: Record<string, string>[] = [{}, { "x-service-organization-id": acme.id }];
+    for (const headers of organizationHeaders) {
+      const response = await call("/no-such-thing", { key: accessToken, headers });
+      expect(response.status, JSON.stringify(headers)).toBe(404);
+    }
+    expect((await call("/no-such-thing", { key: `${accessToken}x` })).status).toBe(401);
+  });
+
   it("a token of a user in several organizations needs X-Service-Organization-Id, one of the user's", async () => {
     const { erin, initech, globex, acme } = await cast();
     const { accessToken } = await grantToken({ userId: erin.id, organizationId: null });

@@ -75,6 +75,7 @@ describe("GET /openapi.json", () => {
 
 interface DocumentedOperation {
   description?: string;
+  parameters?: { name: string; in: string; schema?: { type?: unknown; enum?: unknown[] } }[];
   requestBody?: { content: Record<string, { schema: unknown }> };
   responses: Record<
     string,
@@ -100,6 +101,19 @@ describe("the OpenAPI document as generated clients read it", () => {
     const target = ref ? document.components.schemas[ref.split("/").pop() as string] : undefined;
     return [schema, ...reachable(target, seen), ...Object.values(schema).flatMap((child) => reachable(child, seen))];
   }
+
+  it("types every yes-or-no query parameter boolean, never as the strings `true` and `false`", () => {
+    const query = entries.flatMap(({ operation, entry }) =>
+      (entry.parameters ?? [])
+        .filter((parameter) => parameter.in === "query")
+        .map((parameter) => ({ name: `${operation.operationId} ${parameter.name}`, schema: parameter.schema ?? {} })),
+    );
+    const isBooleanText = (value: unknown) => value === "true" || value === "false";
+    const spelledOut = query.filter(({ schema }) => schema.enum?.every(isBooleanText));
+    expect(spelledOut.map(({ name }) => name)).toEqual([]);
+    const booleans = query.filter(({ schema }) => schema.type === "boolean").map(({ name }) => name);
+    expect(booleans).toEqual(expect.arrayContaining(["listConversations hasLinkedRecords", "listConversations isClosed"]));
+  });
 
   it("states request defaults in descriptions, never as `default` (generated types would make the property required)", () => {
     for (const { operation, entry } of entries) {

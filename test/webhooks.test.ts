@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import type { listWebhookDeliveries, webhookSchema } from "@crm/contracts";
+import { apiVersion, type listWebhookDeliveries, type webhookSchema } from "@crm/contracts";
 import { regional } from "@crm/db";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
@@ -185,6 +185,8 @@ describe("deliveries", () => {
     };
     expect(event).toMatchObject({ type: "record.created", workspaceId: salesId, data: { id: person.id } });
     expect(request.headers["webhook-id"]).toMatch(/^dlv_/);
+    // The sender says who it is, with the version of the API whose events it delivers.
+    expect(request.headers["user-agent"]).toBe(`CRM-Webhooks/${apiVersion}`);
     expect(() => new Webhook(`whsec_${"00".repeat(32)}`).verify(request.body, request.headers)).toThrow();
     // The person's and the marker's, each attempt row written moments after its answer.
     const deliveries = await eventually(

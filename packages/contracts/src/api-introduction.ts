@@ -29,7 +29,7 @@ Every failure has the body \`{ "error": { "code", "message", "requestId", "detai
 
 ## Webhooks and signatures
 
-Subscribe with \`POST /webhooks\` to the event types of \`GET /webhooks/event-types\`. Deliveries are signed as Standard Webhooks: headers \`webhook-id\`, \`webhook-timestamp\` and \`webhook-signature\` (\`v1,<base64 HMAC-SHA256 of id.timestamp.body>\`) made with the subscription's \`whsec_\` secret, shown once (\`rotate-secret\` issues a new one; both sign for 24 hours). Verify the signature and the timestamp (within 5 minutes), and treat \`webhook-id\` as the delivery's idempotency key: failed deliveries are retried with backoff, and \`GET /webhooks/{webhookId}/deliveries\` shows every attempt.
+Subscribe with \`POST /webhooks\` to the event types of \`GET /webhooks/event-types\`. Deliveries are signed as Standard Webhooks: headers \`webhook-id\`, \`webhook-timestamp\` and \`webhook-signature\` (\`v1,<base64 HMAC-SHA256 of id.timestamp.body>\`) made with the subscription's \`whsec_\` secret, shown once (\`rotate-secret\` issues a new one; both sign for 24 hours). Each delivery names its sender as \`User-Agent: CRM-Webhooks/<API version>\`. Verify the signature and the timestamp (within 5 minutes), and treat \`webhook-id\` as the delivery's idempotency key: failed deliveries are retried with backoff, and \`GET /webhooks/{webhookId}/deliveries\` shows every attempt.
 
 ## MCP
 

@@ -99,8 +99,20 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          "The inbound provider routes refuse a body not sent as `application/json` with 415 `unsupported_media_type`, and a path segment the document's pattern refuses (a `{provider}` outside `^[a-z0-9-]{1,32}$`: too long, upper case, a NUL; a `{connectionId}` that is not an id) with 400 `invalid_request` naming `path.provider` or `path.connectionId`, both before the connection is looked up. Both were accepted before (a malformed connection id was 404).",
+        routes: ["POST /integrations/meeting-notes/webhooks/{connectionId}", "POST /calling/webhooks/{provider}/{connectionId}"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           'A required text field refuses text that is empty after trimming (`""`, `"   "`): 400 `invalid_request` naming the field (`body.fields.<slug>`, "Required; blank text is no value"), on `POST /records`, `PATCH /records/{recordId}`, `PUT /records`, each item of `POST /records/batch` alone, and the MCP tools `records_create`, `records_update`, `records_assert` and `records_batch`.',
         routes: ["POST /records", "PATCH /records/{recordId}", "PUT /records", "POST /records/batch"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "A request with a dead credential (malformed, unknown, expired or revoked) is 401 `invalid_token` on every path under `{base_url}`, also one no route serves or a method the path does not offer, where it was 404 or 405: the credential is checked before the route. Without an `Authorization` header, or with a valid credential, such a request is still 404 or 405.",
+        routes: ["GET /workspaces"],
       },
       {
         category: "behaviour_change",
@@ -118,8 +130,26 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          'The REST API\'s `WWW-Authenticate` challenges name its protected-resource metadata (RFC 9728 section 5.1), as the MCP endpoint\'s do: `Bearer realm="api", resource_metadata="<origin>/.well-known/oauth-protected-resource/api/v1"`, then `error="…"` as before.',
+        routes: ["GET /.well-known/oauth-protected-resource/api/v1", "GET /workspaces"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "The filter operator `is_empty` also finds records whose text is empty after trimming, and `is_not_empty` no longer does, in `POST /records/query` and in saved views' filters (`GET /records?viewId=…`).",
         routes: ["POST /records/query", "GET /records"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "The document types the query parameters `isClosed` and `hasLinkedRecords` as `boolean` (they were string enums of `true` and `false`), so generated clients and MCP tools take a boolean; on the wire they are still `true` or `false`, anything else 400.",
+        routes: ["GET /inbox/conversations"],
+      },
+      {
+        category: "addition",
+        summary:
+          "Webhook deliveries carry `User-Agent: CRM-Webhooks/<API version>` (`CRM-Webhooks/1.0.0`), so receivers can recognize them in logs and firewall rules.",
+        routes: ["POST /webhooks"],
       },
     ],
   },

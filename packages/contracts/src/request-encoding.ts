@@ -7,6 +7,10 @@ export const maxJsonDepth = 64;
 
 const emptyObject = new TextEncoder().encode("{}");
 
+/** Whether a `Content-Type` names JSON: `application/json` or a `+json` type, with or without parameters. */
+export const isJsonMediaType = (type: string | null | undefined): boolean =>
+  typeof type === "string" && /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type);
+
 /**
  * Whether JSON text nests arrays and objects deeper than `maxJsonDepth`: one pass over the
  * characters with a counter, never a recursion, so a body of 500 000 brackets is refused as
@@ -40,7 +44,7 @@ export const jsonRequestBody: MiddlewareHandler = async (c, next) => {
   const length = c.req.header("content-length");
   const mayHaveBody = (length !== undefined && length !== "0") || c.req.header("transfer-encoding") !== undefined;
   const type = c.req.header("content-type");
-  const isJson = type !== undefined && /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type);
+  const isJson = isJsonMediaType(type);
   if (mayHaveBody && !isJson) throw new ApiError("unsupported_media_type", "Send the request body as application/json");
   const bytes = mayHaveBody ? await c.req.arrayBuffer() : new ArrayBuffer(0);
   if (bytes.byteLength > 0) {

@@ -62,7 +62,7 @@ export const responseHeaders = {
   },
   "WWW-Authenticate": {
     description:
-      'Bearer challenge: `Bearer realm="api"`, with `error="invalid_token"` or `error="insufficient_scope", scope="…"`.',
+      'Bearer challenge: `Bearer realm="api", resource_metadata="<origin>/.well-known/oauth-protected-resource/api/v1"` (RFC 9728: where a client learns how to get a token), with `error="invalid_token"` or `error="insufficient_scope", scope="…"`.',
     schema: { type: "string" as const, maxLength: 512 },
   },
 };

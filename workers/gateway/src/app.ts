@@ -10,12 +10,15 @@ import { internalRoutes, internalRoutesPrefix } from "./internal-routes";
 import { loopbackHostsOnly } from "./local-stack-hosts";
 import { receiveEmail } from "./mail/inbound";
 import { serveMcp } from "./mcp/endpoint";
+import { apiResource } from "./oauth/resources";
 import { oauthRoutes } from "./oauth/routes";
 import { openApiTextFor } from "./openapi";
+import { withResourceMetadata } from "./pipeline/credential-errors";
 import { gatewayCall, type OperationRequest } from "./pipeline/operation-call";
 import { runOperation } from "./pipeline/run-operation";
 import { requestLog } from "./request-log";
 import { allowedMethods, methodNotAllowed, shadowedRoutes } from "./route-matcher";
+import { refuseDeadCredential } from "./unrouted-credential";
 
 const maxBodyBytes = 1024 * 1024;
 
@@ -68,7 +71,8 @@ export function createGateway(devRoutes?: Hono<GatewayAppEnv>) {
     });
   }
   for (const shadowed of shadowedRoutes) {
-    api.on(shadowed.method, shadowed.routingPath, (c) => {
+    api.on(shadowed.method, shadowed.routingPath, async (c) => {
+      await refuseDeadCredential(c);
       throw methodNotAllowed(c.req.method, allowedMethods(new URL(c.req.url).pathname.slice("/api/v1".length)));
     });
   }
@@ -86,13 +90,21 @@ export function createGateway(devRoutes?: Hono<GatewayAppEnv>) {
   if (devRoutes) app.route("/__dev", devRoutes);
   app.route("/console", consoleApp());
 
-  app.notFound((c) => {
+  app.notFound(async (c) => {
     const path = new URL(c.req.url).pathname;
+    if (path.startsWith("/api/v1/")) await refuseDeadCredential(c);
     const allowed = path.startsWith("/api/v1/") ? allowedMethods(path.slice("/api/v1".length)) : [];
     if (allowed.length > 0) return respondWithError(methodNotAllowed(c.req.method, allowed), c, c.var.requestId);
     return respondWithError(new ApiError("not_found", "No such route"), c, c.var.requestId);
   });
-  app.onError((error, c) => respondWithError(error, c, c.var.requestId ?? newId("req")));
+  // A REST challenge names the API's protected-resource metadata (RFC 9728); MCP answers its own.
+  app.onError((error, c) =>
+    respondWithError(
+      withResourceMetadata(error, apiResource(new URL(c.req.url).origin), true),
+      c,
+      c.var.requestId ?? newId("req"),
+    ),
+  );
   return app;
 }
 

@@ -9,11 +9,16 @@ import { conversationSchema, messageSchema } from "./inbox-schemas";
 const conversationResponse = z.object({ conversation: conversationSchema });
 const conversationParams = z.object({ conversationId: pathId("conversationId", "conv") });
 
-/** A boolean in the query, spelled `true` or `false` and nothing else. */
+/**
+ * A boolean in the query, spelled `true` or `false` and nothing else: typed boolean in the document,
+ * as generated clients and MCP tools take it, read from the text the query carries.
+ */
 const queryBoolean = (name: string, description: string) =>
   z
-    .enum(["true", "false"])
-    .transform((value) => value === "true")
+    .preprocess(
+      (value) => (value === "true" ? true : value === "false" ? false : value),
+      z.boolean({ error: 'Expected "true" or "false"' }),
+    )
     .optional()
     .openapi({ param: { name, in: "query" }, description });
 

@@ -16,7 +16,7 @@ export const connectionSchema = z
     name: outputText(),
     inboundUrl: z.string().url().max(2048).openapi({
       description:
-        "Where the provider posts its signed events. For calling connections the `{provider}` segment is the provider's name as given in `name`, lower-cased; any name is accepted there.",
+        "Where the provider posts its signed events. For calling connections the `{provider}` segment is the provider's name as given in `name`, lower-cased; any name of 1 to 32 lowercase letters, digits and hyphens is accepted there.",
     }),
     createdAt: timestampMs,
     secretRotatedAt: timestampMs.nullable(),
@@ -102,7 +102,7 @@ export const rotateConnectionSecret = defineOperation({
 
 const receivedSchema = z.object({ received: z.literal(true) }).openapi("InboundReceived");
 const signatureNote =
-  "No bearer token: the request must carry a Standard Webhooks signature made with the connection's secret (`webhook-id`, `webhook-timestamp` within 5 minutes, `webhook-signature` `v1,<base64 HMAC-SHA256 of id.timestamp.body>`); a missing, wrong or stale signature is 401, an unknown or deleted connection 404, a body that is not JSON 400, one of 1 MiB or more 413, and nothing is stored. Each `webhook-id` is applied once (kept at least 72 hours): a repeat, even a concurrent one, answers 200 and changes nothing. An event type this version does not know answers 200 and is recorded, not applied. Rate-limited per connection and per client address.";
+  "No bearer token: the request must carry a Standard Webhooks signature made with the connection's secret (`webhook-id`, `webhook-timestamp` within 5 minutes, `webhook-signature` `v1,<base64 HMAC-SHA256 of id.timestamp.body>`); a missing, wrong or stale signature is 401, an unknown or deleted connection 404, a body not sent as `application/json` 415 and a path segment its pattern refuses 400 (both before the connection is looked up), a body that is not JSON 400, one of 1 MiB or more 413, and nothing is stored. Each `webhook-id` is applied once (kept at least 72 hours): a repeat, even a concurrent one, answers 200 and changes nothing. An event type this version does not know answers 200 and is recorded, not applied. Rate-limited per connection and per client address.";
 
 export const receiveMeetingNotesEvent = defineOperation({
   operationId: "receiveMeetingNotesEvent",

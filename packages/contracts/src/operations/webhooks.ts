@@ -83,7 +83,7 @@ export const createWebhook = defineOperation({
   operationId: "createWebhook",
   tag: "Webhooks",
   summary: "Subscribe to events",
-  description: `Deliveries are signed as Standard Webhooks with the returned \`secret\`, shown in this response only: a replay with the same \`Idempotency-Key\` answers \`secret: null\` and a \`notice\`. \`objectTypeIds\` must be object types of the workspace (400 with a detail per other id). A workspace holds at most 50 subscriptions: 409 \`conflict\` beyond. ${urlNote}`,
+  description: `Deliveries are signed as Standard Webhooks with the returned \`secret\` and carry \`User-Agent: CRM-Webhooks/<API version>\`. The secret is shown in this response only: a replay with the same \`Idempotency-Key\` answers \`secret: null\` and a \`notice\`. \`objectTypeIds\` must be object types of the workspace (400 with a detail per other id). A workspace holds at most 50 subscriptions: 409 \`conflict\` beyond. ${urlNote}`,
   scope: "webhooks:write",
   costUnits: costUnits.write,
   mcpTool: "webhooks_create",

@@ -8,11 +8,11 @@ import {
 import type { Context } from "hono";
 import { gatewayConfig } from "../config";
 import type { GatewayAppEnv, GatewayEnv } from "../env";
-import { mcpApiResource, mcpResource, resourceMetadataUrl } from "../oauth/resources";
+import { mcpApiResource, mcpResource } from "../oauth/resources";
 import type { Actor } from "../pipeline/actor";
 import { admitCaller } from "../pipeline/admit";
 import { authenticate } from "../pipeline/authenticate";
-import { insufficientScope } from "../pipeline/credential-errors";
+import { insufficientScope, withResourceMetadata } from "../pipeline/credential-errors";
 import { gatewayCall } from "../pipeline/operation-call";
 import { directToolCall } from "./direct-call";
 import { type RouteTool, routeToolNamed } from "./route-tools";
@@ -56,14 +56,10 @@ const defaultScope = scopes.filter((scope) => scope.endsWith(":read")).join(" ")
  * 6750 error kept, and on a 401 the `scope` to ask for (MCP authorization specification).
  */
 function challenged(error: unknown, resource: string): unknown {
-  const challenge = error instanceof ApiError ? error.headers["www-authenticate"] : undefined;
-  if (!(error instanceof ApiError) || challenge === undefined) return error;
-  const withMetadata = challenge.replace('realm="api"', `resource_metadata="${resourceMetadataUrl(resource)}"`);
-  const headers = {
-    ...error.headers,
-    "www-authenticate": error.status === 401 ? `${withMetadata}, scope="${defaultScope}"` : withMetadata,
-  };
-  return new ApiError(error.code, error.message, error.details, headers, error.retryAfterMs);
+  const named = withResourceMetadata(error, resource, false);
+  if (named === error || !(named instanceof ApiError) || named.status !== 401) return named;
+  const headers = { ...named.headers, "www-authenticate": `${named.headers["www-authenticate"]}, scope="${defaultScope}"` };
+  return new ApiError(named.code, named.message, named.details, headers, named.retryAfterMs);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Actor } from "./actor";
 import { budgetsOf, deferral, rateLimited } from "./admit";
 import { failedAuthentications } from "./authenticate";
 import { forwardToRegion } from "./forward";
+import { checkInboundRequest } from "./inbound-request";
 import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
 
 const { connectionRoutes, organizations } = control;
@@ -35,14 +36,7 @@ export async function forwardSignedDelivery(
   operation: Operation,
   request: OperationRequest,
 ): Promise<Response> {
-  // The inbound routes declare no query parameters, and like every route refuse undeclared ones.
-  const unknown = [...request.url.searchParams.keys()];
-  if (unknown.length > 0)
-    throw new ApiError(
-      "invalid_request",
-      "The request is not valid; see details.",
-      unknown.map((name) => ({ path: name, in: "query" as const, message: "Unknown property" })),
-    );
+  checkInboundRequest(operation, request);
   const connectionId = connectionIdOf(request);
   const [route] = await call.controlDb
     .select({ organizationId: organizations.id, region: organizations.region, shard: organizations.shard })

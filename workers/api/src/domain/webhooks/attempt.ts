@@ -1,4 +1,4 @@
-import { webhookHeaders } from "@crm/contracts";
+import { apiVersion, webhookHeaders } from "@crm/contracts";
 import type { regional } from "@crm/db";
 import type { DeliveryMessage } from "./messages";
 import { checkWebhookUrl } from "./url-safety";
@@ -7,6 +7,9 @@ type WebhookRow = typeof regional.webhooks.$inferSelect;
 
 /** How long a receiver may take to answer (DESIGN.md section 10); tests shorten it (`WEBHOOK_TIMEOUT_MS`). */
 export const defaultTimeoutMs = 15_000;
+
+/** Names the sender to a receiver's logs and firewall rules, with the API version whose events it delivers. */
+const webhookUserAgent = `CRM-Webhooks/${apiVersion}`;
 
 /** What one POST to a receiver gave. `status` null: no response (timeout, refused, refused URL). */
 export interface AttemptResult {
@@ -60,7 +63,7 @@ export async function attemptDelivery(
   try {
     const answer = await fetch(verdict.url, {
       method: "POST",
-      headers,
+      headers: { ...headers, "user-agent": webhookUserAgent },
       body: message.payload,
       redirect: "manual",
       signal: timeout.signal,
