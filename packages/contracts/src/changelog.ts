@@ -84,6 +84,12 @@ export const changelog: Release[] = [
           "The document declares `CreateComment`'s `anyOf` (`text` or `html`), and each `anyOf` branch of compose, reply, draft and comment declares the property it requires, so generated clients refuse `{}` and Ajv's strictRequired accepts the schemas.",
         routes: ["POST /inbox/conversations/{conversationId}/comments", "POST /inbox/conversations"],
       },
+      {
+        category: "behaviour_change",
+        summary:
+          "`GET /events` pages past its first page when the query keeps `sinceMs` or `afterEventId`, as a client repeats its query with `cursor` on every list: the continued page answered 400 `invalid_request` where it now answers the next page (the cursor says where it begins).",
+        routes: ["GET /events"],
+      },
     ],
   },
   {
