@@ -90,6 +90,12 @@ export const changelog: Release[] = [
           "`GET /events` pages past its first page when the query keeps `sinceMs` or `afterEventId`, as a client repeats its query with `cursor` on every list: the continued page answered 400 `invalid_request` where it now answers the next page (the cursor says where it begins).",
         routes: ["GET /events"],
       },
+      {
+        category: "behaviour_change",
+        summary:
+          "`GET /records/search` (MCP `records_search`) ranks by how many of the words of `q` a record's `name` holds, then by id, no longer by bm25: bm25 weighs words by how often every workspace of the shard holds them, so writes anywhere moved hits between two pages of a walk, which then served a hit twice or never.",
+        routes: ["GET /records/search"],
+      },
     ],
   },
   {

@@ -13,7 +13,7 @@ const { objectTypes, fieldDefinitions, records, recordSearch, recordSearchTerms,
 
 /**
  * The reading side of record search: `record_search` (FTS5, migration 0016) answers which values
- * records match, ranked by bm25 with a `name` match worth ten of one in the record's other values.
+ * records match, ranked by how many of the search's words its `name` holds (`nameMisses`), then by id.
  * Raw SQL for the match, since drizzle's query builder has no `MATCH`.
  */
 
@@ -81,12 +81,8 @@ export async function searchRecordsIn(context: ServiceContext, query: QueryOf<ty
   const phrases = searchPhrases(q);
   if (phrases.length === 0)
     throw new ApiError("invalid_request", "q must hold a letter or a digit", [{ path: "q", message: "Nothing to search for" }]);
-  // bm25 is read where the FTS table is the query's own; the page's order and position apply outside.
   const matches = db
-    .select({
-      recordId: recordSearchTerms.recordId,
-      score: sql<number>`bm25(${recordSearch}, 10.0, 1.0)`.as("score"),
-    })
+    .select({ recordId: recordSearchTerms.recordId, score: sql<number>`${nameMisses(phrases)}`.as("score") })
     .from(recordSearch)
     .innerJoin(recordSearchTerms, sql`${recordSearchTerms.id} = ${recordSearch}.rowid`)
     .where(
@@ -133,6 +129,20 @@ export async function searchRecordsIn(context: ServiceContext, query: QueryOf<ty
     cursorSecret,
   );
   return { data: page.data.map((hit) => searchHit(fields, hit, phrases)), pagination: page.pagination };
+}
+
+/**
+ * How many of the phrases a record's `name` lacks (found in its other values instead): the rank of
+ * a hit, 0 best. It depends on the record's own row only. bm25, which ranked before, weighs terms by
+ * how often the whole table holds them, so every write of any workspace on the shard moved hits
+ * between two pages of a walk: a hit came twice or never (issue 38).
+ */
+function nameMisses(phrases: string[][]) {
+  const misses = phrases.map(
+    (phrase) =>
+      sql`(${recordSearchTerms.id} not in (select rowid from ${recordSearch} where ${recordSearch} match ${`name : ${recordSearchExpression([phrase])}`}))`,
+  );
+  return sql.join(misses, sql` + `);
 }
 
 /** A hit as the response shows it: the record with every field, and the slugs of the fields holding a phrase of the search. */
