@@ -1,6 +1,11 @@
+import { env } from "cloudflare:test";
+import { control } from "@crm/db";
+import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
+import { createOrganization } from "./fixtures";
 import { casesOf, listOperations, walkCase } from "./list-walk";
 import { scenarios } from "./list-walk-data";
+import { call } from "./stack";
 
 /**
  * DESIGN.md section 2: every list answers `{ data, pagination }`, takes `limit` and `cursor` and
@@ -17,6 +22,17 @@ describe("every list pages with limit and cursor, with each filter and order", (
     expect(missing, "list operations without a scenario in test/list-walk-data.ts").toEqual([]);
     const stale = Object.keys(scenarios).filter((id) => !listOperations.some((list) => list.operation.operationId === id));
     expect(stale, "scenarios of operations that are not lists of the catalogue").toEqual([]);
+  });
+
+  it("usage: the totals of the whole range on a page of one entry", async () => {
+    const { key, organizationId } = await createOrganization();
+    const today = new Date().toISOString().slice(0, 10);
+    const routes = ["GET /crm/objects", "GET /inbox/conversations", "GET /workspaces", "POST /records"];
+    await drizzle(env.CONTROL_DB)
+      .insert(control.tokenUsage)
+      .values(routes.map((route) => ({ organizationId, day: today, route, requests: 2, costUnits: 40 })));
+    const first = (await (await call("/usage?limit=1", { key })).json()) as { totals: { requests: number } };
+    expect(first.totals.requests).toBeGreaterThanOrEqual(8);
   });
 
   for (const list of listOperations) {

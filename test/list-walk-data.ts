@@ -43,7 +43,11 @@ const times = async <T>(count: number, make: (index: number) => Promise<T>) => {
   return made;
 };
 
-/** A fresh workspace of records: people named "Walker <n>", created one after the other, plus two others. */
+/**
+ * A fresh workspace of records: people named "Walker <n>", created one after the other, half of them
+ * with a nickname, plus two others. Names and nicknames are out of creation order, so that a sort by
+ * either is not the creation order, and unset nicknames are where a sort puts what is unset.
+ */
 async function recordsWorkspace() {
   const workspace = await crmWorkspace();
   const headers = bearer(workspace.key);
@@ -53,17 +57,44 @@ async function recordsWorkspace() {
     `/crm/objects/${workspace.peopleId}/fields?limit=100`,
   );
   const nameFieldId = fields.data.find((candidate) => candidate.slug === "name")?.id as string;
-  // Names out of creation order, so that a sort by name is not the creation order.
+  const { field: nickname } = await send<{ field: { id: string; slug: string } }>(
+    headers,
+    "POST",
+    `/crm/objects/${workspace.peopleId}/fields`,
+    { name: "Nickname", type: "text" },
+  );
+  const nicknames = ["zed", undefined, "amy", undefined, "kim", undefined];
   const people = await times(6, (index) =>
-    created("record", headers, "/records", { objectTypeId: workspace.peopleId, fields: { name: `Walker ${"FBDAEC"[index]}` } }),
+    created("record", headers, "/records", {
+      objectTypeId: workspace.peopleId,
+      fields: { name: `Walker ${"FBDAEC"[index]}`, ...(nicknames[index] ? { [nickname.slug]: nicknames[index] } : {}) },
+    }),
   );
   for (const name of ["Other one", "Other two"])
     await post(headers, "/records", { objectTypeId: workspace.peopleId, fields: { name } });
-  return { ...workspace, headers, nameFieldId, people };
+  /** The sorts of the saved-view language in `direction`, each with the order it answers in. */
+  const sortsIn = (direction: string) =>
+    [
+      { fieldDefinitionId: nameFieldId, sortValue: nameOf },
+      {
+        fieldDefinitionId: nickname.id,
+        sortValue: (item: Item) => (item.fields as Record<string, string | null>)[nickname.slug],
+      },
+    ].map(({ fieldDefinitionId, sortValue }) => ({
+      sorts: [{ fieldDefinitionId, direction }],
+      // Unset values first ascending, last descending; ties by id in the sort's direction.
+      order: sortedBy(
+        direction,
+        (item) => (sortValue(item) == null ? 0 : 1),
+        (item) => sortValue(item) ?? "",
+        id,
+      ),
+    }));
+  return { ...workspace, headers, nameFieldId, people, sortsIn };
 }
 
-/** Name order of records, then id: how a view or query sorted by name answers. */
-const byName = (direction: string): Compare => (direction === "desc" ? descendingBy(nameOf, id) : ascendingBy(nameOf, id));
+const sortedBy = (direction: string, ...keys: ((item: Item) => number | string)[]): Compare =>
+  direction === "desc" ? descendingBy(...keys) : ascendingBy(...keys);
 
 /** Fifteen tasks on one record, five of each status; an assignee on five, a due date on five. */
 async function tasksWorkspace() {
@@ -182,14 +213,15 @@ export const scenarios: Record<string, Build> = {
 
   async listRecords() {
     const workspace = await recordsWorkspace();
-    const viewSortedBy = async (direction: string): Promise<Variant> => {
-      const viewId = await created("view", workspace.headers, `/crm/objects/${workspace.peopleId}/views`, {
-        name: `By name ${direction}`,
-        config: { sorts: [{ fieldDefinitionId: workspace.nameFieldId, direction }] },
-      });
-      return { value: viewId, order: byName(direction) };
-    };
-    const views = [await viewSortedBy("asc"), await viewSortedBy("desc")];
+    const views: Variant[] = [];
+    for (const direction of ["asc", "desc"])
+      for (const { sorts, order } of workspace.sortsIn(direction)) {
+        const viewId = await created("view", workspace.headers, `/crm/objects/${workspace.peopleId}/views`, {
+          name: `Sorted ${views.length}`,
+          config: { sorts },
+        });
+        views.push({ value: viewId, order });
+      }
     return {
       path: "/records",
       headers: workspace.headers,
@@ -224,9 +256,7 @@ export const scenarios: Record<string, Build> = {
         objectTypeId: () => one(workspace.peopleId),
         filter: () =>
           one({ op: "and", conditions: [{ fieldDefinitionId: workspace.nameFieldId, operator: "contains", value: "Walker" }] }),
-        sorts: (direction) => [
-          { value: [{ fieldDefinitionId: workspace.nameFieldId, direction }], order: byName(direction as string) },
-        ],
+        sorts: (direction) => workspace.sortsIn(direction as string).map(({ sorts, order }) => ({ value: sorts, order })),
       },
       order: oldestFirst,
     };
