@@ -116,8 +116,9 @@ async function tasksWorkspace() {
 
 /**
  * Ten conversations whose subjects share a word: five from a person's address (linked to the
- * record), five from strangers; every other one closed, five assigned and tagged. Each arrives after
- * the previous one, so the newest-message order is not the id order by chance.
+ * record), five from strangers; every other one closed, the open ones assigned and tagged (as the
+ * `assigned_to_me` view wants them). Each arrives after the previous one, so the newest-message
+ * order is not the id order by chance.
  */
 async function conversationsWorkspace() {
   const workspace = await inboxWorkspace();
@@ -142,7 +143,7 @@ async function conversationsWorkspace() {
   for (const [index, conversationId] of conversations.entries())
     await send(headers, "PATCH", `/inbox/conversations/${conversationId}`, {
       isClosed: index % 2 === 0,
-      ...(index >= 3 && index < 8 ? { assigneeUserIds: [member.userId], tagIds: [tagId] } : {}),
+      ...(index % 2 === 1 ? { assigneeUserIds: [member.userId], tagIds: [tagId] } : {}),
     });
   return { ...workspace, headers, personId, member, tagId, conversations };
 }
@@ -290,10 +291,12 @@ export const scenarios: Record<string, Build> = {
 
   async listConversations() {
     const workspace = await conversationsWorkspace();
+    // As the member the conversations are assigned to, so that the `assigned_to_me` view holds them.
+    const headers = bearer(workspace.member.key);
     const sortedViews = await Promise.all(
       ["lastMessageAtMs", "createdAt"].flatMap((sortField) =>
         ["asc", "desc"].map(async (direction): Promise<Variant> => {
-          const viewId = await created("view", workspace.headers, "/inbox/views", {
+          const viewId = await created("view", headers, "/inbox/views", {
             workspaceId: workspace.workspaceId,
             name: `By ${sortField} ${direction}`,
             config: { filter: {}, sorts: [{ field: sortField, direction }] },
@@ -303,12 +306,19 @@ export const scenarios: Record<string, Build> = {
         }),
       ),
     );
+    // The system views (`inbox`, `assigned_to_me`, `closed`) filter and keep the list's own order.
+    const views = await send<{ data: { id: string; isSystem: boolean }[] }>(
+      headers,
+      "GET",
+      `/inbox/views?workspaceId=${workspace.workspaceId}&limit=100`,
+    );
+    const systemViews = views.data.filter((view) => view.isSystem).map((view) => ({ value: view.id }));
     return {
       path: "/inbox/conversations",
-      headers: workspace.headers,
+      headers: headers,
       values: {
         workspaceId: () => one(workspace.workspaceId),
-        viewId: () => sortedViews,
+        viewId: () => [...systemViews, ...sortedViews],
         q: () => one("walkabout"),
         assigneeUserId: () => one(workspace.member.userId),
         tagIds: () => one(workspace.tagId),
