@@ -99,6 +99,23 @@ describe("GET /records/search", () => {
     expect(page.data).toEqual([{ record, objectTypeId: workspace.peopleId, matchedFields: ["email"] }]);
   });
 
+  it("pages each hit once while another workspace of the shard writes records (issue 38)", async () => {
+    const [workspace, neighbour] = [await crmWorkspace(), await crmWorkspace()];
+    const word = `quokka${unique()}`;
+    for (let i = 0; i < 4; i++) await create(workspace, workspace.peopleId, { name: `${word} ${i}` });
+    const expected = await foundIds(workspace, word);
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page = await search(workspace, word, `&limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      walked.push(...page.data.map((hit) => hit.record.id));
+      cursor = page.pagination.cursor;
+      // Another tenant's record with the word: how often the shard holds it changed bm25's weights.
+      await create(neighbour, neighbour.peopleId, { name: `${word} elsewhere` });
+    } while (cursor && walked.length <= expected.length);
+    expect(walked).toEqual(expected);
+  });
+
   it("ranks a match in a record's name before one in its other fields, and pages in that order", async () => {
     const workspace = await crmWorkspace();
     const notes = await createField(workspace.key, workspace.peopleId, { name: "Notes", type: "text" });

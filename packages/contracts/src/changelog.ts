@@ -99,6 +99,12 @@ export const changelog: Release[] = [
       {
         category: "behaviour_change",
         summary:
+          "`GET /events` pages past its first page when the query keeps `sinceMs` or `afterEventId`, as a client repeats its query with `cursor` on every list: the continued page answered 400 `invalid_request` where it now answers the next page (the cursor says where it begins).",
+        routes: ["GET /events"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
           "The inbound provider routes refuse a body not sent as `application/json` with 415 `unsupported_media_type`, and a path segment the document's pattern refuses (a `{provider}` outside `^[a-z0-9-]{1,32}$`: too long, upper case, a NUL; a `{connectionId}` that is not an id) with 400 `invalid_request` naming `path.provider` or `path.connectionId`, both before the connection is looked up. Both were accepted before (a malformed connection id was 404).",
         routes: ["POST /integrations/meeting-notes/webhooks/{connectionId}", "POST /calling/webhooks/{provider}/{connectionId}"],
       },
@@ -150,6 +156,12 @@ export const changelog: Release[] = [
         summary:
           "Webhook deliveries carry `User-Agent: CRM-Webhooks/<API version>` (`CRM-Webhooks/1.0.0`), so receivers can recognize them in logs and firewall rules.",
         routes: ["POST /webhooks"],
+      },
+      {
+        category: "behaviour_change",
+        summary:
+          "`GET /records/search` (MCP `records_search`) ranks by how many of the words of `q` a record's `name` holds, then by id, no longer by bm25: bm25 weighs words by how often every workspace of the shard holds them, so writes anywhere moved hits between two pages of a walk, which then served a hit twice or never.",
+        routes: ["GET /records/search"],
       },
     ],
   },

@@ -28,7 +28,7 @@ export const listEvents = defineOperation({
   operationId: "listEvents",
   tag: "Events",
   summary: "List events",
-  description: `The events of a workspace, oldest first in the order they were written, exactly as webhooks deliver them; kept 30 days. Without \`cursor\` the list starts 30 days back, at \`sinceMs\`, or just after \`afterEventId\` (the last event a client saw, to catch up from it); \`pagination.cursor\` continues from the last event served, and events written while a client pages appear after it, never before: paging to the end misses none and repeats none. On the last page \`cursor\` is null: catch up later with \`afterEventId\` set to the last event's id. ${accessNote}`,
+  description: `The events of a workspace, oldest first in the order they were written, exactly as webhooks deliver them; kept 30 days. Without \`cursor\` the list starts 30 days back, at \`sinceMs\`, or just after \`afterEventId\` (the last event a client saw, to catch up from it); \`pagination.cursor\` continues from the last event served (\`sinceMs\` or \`afterEventId\` may stay in the query beside it), and events written while a client pages appear after it, never before: paging to the end misses none and repeats none. On the last page \`cursor\` is null: catch up later with \`afterEventId\` set to the last event's id. ${accessNote}`,
   scope: "events:read",
   costUnits: costUnits.read,
   mcpTool: "events_list",

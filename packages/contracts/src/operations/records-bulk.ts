@@ -112,7 +112,7 @@ export const searchRecords = defineOperation({
   tag: "Records",
   summary: "Search records",
   description:
-    "Finds a workspace's live records by what they hold: text, e-mail, phone, URL and domain values and the labels of select options, every word of `q` as a prefix (`ann` finds Anna; `acme.ex` finds the people of acme.example, its parts in that order). Best matches first: a match in a record's `name` before one in its other fields. Any member of the workspace may search it.",
+    "Finds a workspace's live records by what they hold: text, e-mail, phone, URL and domain values and the labels of select options, every word of `q` as a prefix (`ann` finds Anna; `acme.ex` finds the people of acme.example, its parts in that order). Best matches first: a record whose `name` holds more of the words of `q` before one that holds them in its other fields, then by id; writes of other records never change that order, so a walk through the pages serves each hit once. Any member of the workspace may search it.",
   scope: "crm:records:read",
   costUnits: costUnits.read,
   mcpTool: "records_search",

@@ -20,10 +20,11 @@ const storedEvent = (payload: string) => JSON.parse(payload) as StoredEvent;
 export async function listEventsOf(context: ServiceContext, query: QueryOf<typeof operations.listEvents>, now = Date.now()) {
   const { db, actor, cursorSecret } = context;
   const { workspaceId, types, objectTypeId, sinceMs, afterEventId, limit, cursor } = query;
-  const starts = [cursor, sinceMs, afterEventId].filter((start) => start !== undefined);
-  if (starts.length > 1)
-    throw new ApiError("invalid_request", "Give at most one of `cursor`, `sinceMs` and `afterEventId`", [
-      { path: "", in: "query", message: "`cursor`, `sinceMs` and `afterEventId` each say where to start" },
+  // A client pages by repeating its query with `cursor` (as on every list): the start it named
+  // then stays in the query, and the cursor, which continues past it, says where the page begins.
+  if (sinceMs !== undefined && afterEventId !== undefined)
+    throw new ApiError("invalid_request", "Give at most one of `sinceMs` and `afterEventId`", [
+      { path: "", in: "query", message: "`sinceMs` and `afterEventId` each say where to start" },
     ]);
   const access = await reachWorkspace(db, actor, workspaceId, { what: "Workspace" });
   if (sinceMs !== undefined && sinceMs < keptSince(now))

@@ -14,7 +14,7 @@ const { objectTypes, fieldDefinitions, records, recordSearch, recordSearchTerms,
 
 /**
  * The reading side of record search: `record_search` (FTS5, migration 0016) answers which values
- * records match, ranked by bm25 with a `name` match worth ten of one in the record's other values.
+ * records match, ranked by how many of the search's words its `name` holds (`nameMisses`), then by id.
  * Raw SQL for the match, since drizzle's query builder has no `MATCH`.
  */
 
@@ -79,8 +79,8 @@ export interface SearchBounds {
 }
 
 /**
- * The FTS5 match of the phrases within the bounds, each match with its bm25 score, as a subquery
- * (bm25 is read where the FTS table is the query's own; the page's order and position apply outside).
+ * The FTS5 match of the phrases within the bounds, each match with its rank (`nameMisses`), as a
+ * subquery (the page's order and position apply outside).
  * The organization's hold on the workspace is a condition on no row of the match, so SQLite tests it
  * once before it opens the FTS5 index: a workspace of another organization matches nothing and reads
  * none of its doclists, whether or not the caller checked access first.
@@ -91,10 +91,7 @@ export function recordMatches(db: Database, { organizationId, workspaceId, objec
     .from(workspaces)
     .where(and(eq(workspaces.id, workspaceId), eq(workspaces.organizationId, organizationId)));
   return db
-    .select({
-      recordId: recordSearchTerms.recordId,
-      score: sql<number>`bm25(${recordSearch}, 10.0, 1.0)`.as("score"),
-    })
+    .select({ recordId: recordSearchTerms.recordId, score: sql<number>`${nameMisses(phrases)}`.as("score") })
     .from(recordSearch)
     .innerJoin(recordSearchTerms, sql`${recordSearchTerms.id} = ${recordSearch}.rowid`)
     .where(
@@ -155,6 +152,21 @@ export async function searchRecordsIn(context: ServiceContext, query: QueryOf<ty
     cursorSecret,
   );
   return { data: page.data.map((hit) => searchHit(fields, hit, phrases)), pagination: page.pagination };
+}
+
+/**
+ * How many of the phrases a record's `name` lacks (found in its other values instead): the rank of
+ * a hit, 0 best. It depends on the record's own row only: bm25, which ranked before, weighs terms by
+ * how often the whole table holds them, so every write of any workspace on the shard moved hits
+ * between two pages of a walk (a hit came twice or never, issue 38). Each test is a match at the
+ * hit's own rowid, which FTS5 seeks to in the term's doclist, never a read of the shard's matches.
+ */
+function nameMisses(phrases: string[][]) {
+  const misses = phrases.map(
+    (phrase) =>
+      sql`(not exists (select 1 from ${recordSearch} where rowid = ${recordSearchTerms.id} and ${recordSearch} match ${`name : ${recordSearchExpression([phrase])}`}))`,
+  );
+  return sql.join(misses, sql` + `);
 }
 
 /** A hit as the response shows it: the record with every field, and the slugs of the fields holding a phrase of the search. */
