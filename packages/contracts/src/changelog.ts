@@ -46,7 +46,8 @@ export interface Release {
 export const changelog: Release[] = [
   {
     date: "2026-12-02",
-    title: "Defects found from outside: replays, the members scope, 405 for literal paths, the document's anyOf",
+    title:
+      "Defects found from outside: search paging, anonymous traffic by class, replays at the burst limit, what record-scoped members see, the members scope, the document against the server",
     changes: [
       {
         category: "behaviour_change",
