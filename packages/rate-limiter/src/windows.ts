@@ -114,11 +114,12 @@ export function mcpDiscoveryWindows(ip: string, budgets: RateBudgets = RATE_LIMI
 }
 
 /**
- * The window of a valid unsubscribe token: its recipient's alone (`recipient:<org>:<address>`), since
- * the token is a credential of its own; no traffic of anyone else can refuse a recipient's one click.
+ * The window of a valid unsubscribe token: its recipient's alone (`recipient:<org>:<address hash>`),
+ * since the token is a credential of its own; no traffic of anyone else can refuse a recipient's one
+ * click. The address is named by a hash, so no counter's name holds an e-mail address.
  */
-export function recipientWindow(organizationId: string, address: string, budgets: RateBudgets = RATE_LIMITS): RateWindow {
-  return minuteWindow("recipient", `recipient:${organizationId}:${address}`, budgets);
+export function recipientWindow(organizationId: string, addressHash: string, budgets: RateBudgets = RATE_LIMITS): RateWindow {
+  return minuteWindow("recipient", `recipient:${organizationId}:${addressHash}`, budgets);
 }
 
 /** A per-client window (60 a minute, an IPv4 address or an IPv6 /64) on a counter of its own, `<counter>:<address>`. */

@@ -142,9 +142,9 @@ describe("windowsFor", () => {
   });
 
   it("counts a valid unsubscribe token in its recipient's window alone", () => {
-    expect(recipientWindow("org_1", "lee@customer.example")).toEqual({
+    expect(recipientWindow("org_1", "5f1c0b")).toEqual({
       scope: "recipient",
-      key: "recipient:org_1:lee@customer.example",
+      key: "recipient:org_1:5f1c0b",
       limit: 60,
       windowMs: 60_000,
     });

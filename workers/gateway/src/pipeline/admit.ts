@@ -16,6 +16,7 @@ import {
 } from "@crm/rate-limiter";
 import { gatewayConfig } from "../config";
 import type { GatewayEnv } from "../env";
+import { secretHash } from "../identity/identity-secret";
 import { unsubscribingRecipient } from "../mail/unsubscribe";
 import type { Actor } from "./actor";
 import { clientIp, type GatewayCall, type OperationRequest } from "./operation-call";
@@ -90,7 +91,7 @@ async function windowsWithoutCredential(env: GatewayEnv, operation: Operation, r
   const budgets = budgetsOf(env);
   if (operation.auth === "signature") return [inboundWindow(clientIp(request), budgets)];
   const recipient = await unsubscribingRecipient(env, operation, request.url);
-  if (recipient) return [recipientWindow(recipient.organizationId, recipient.address, budgets)];
+  if (recipient) return [recipientWindow(recipient.organizationId, await secretHash(recipient.address), budgets)];
   return publicReadWindows(clientIp(request), budgets);
 }
 

@@ -71,8 +71,6 @@ export function spareTokens(
  * its write is stored forgets what it handed out since (the next grants a little more: never less).
  */
 export class WebhookBurst extends DurableObject<{ WEBHOOK_BURST_FACTOR?: string }> {
-  /** Milliseconds since the epoch; tests replace it through `runInDurableObject`. */
-  clock: () => number = Date.now;
   /** The benchmark raises the limit (`WEBHOOK_BURST_FACTOR`) to measure delivery rather than the limit. */
   readonly #capacity: number;
   #state: BucketState;
@@ -88,7 +86,7 @@ export class WebhookBurst extends DurableObject<{ WEBHOOK_BURST_FACTOR?: string 
 
   /** Milliseconds each of `count` deliveries must wait for its slot (0: go now). */
   reserve(count: number): number[] {
-    const { state, waitsMs } = reserveTokens(this.#state, this.clock(), count, this.#capacity);
+    const { state, waitsMs } = reserveTokens(this.#state, Date.now(), count, this.#capacity);
     this.#state = state;
     this.ctx.storage.put("bucket", state);
     return waitsMs;
@@ -96,7 +94,7 @@ export class WebhookBurst extends DurableObject<{ WEBHOOK_BURST_FACTOR?: string 
 
   /** Tokens for up to `count` replayed deliveries, only from what live ones leave (`spareTokens`). */
   spare(count: number): { granted: number; retryInMs: number } {
-    const { state, granted, retryInMs } = spareTokens(this.#state, this.clock(), count, this.#capacity);
+    const { state, granted, retryInMs } = spareTokens(this.#state, Date.now(), count, this.#capacity);
     if (granted > 0) {
       this.#state = state;
       this.ctx.storage.put("bucket", state);
